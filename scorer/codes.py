@@ -1,0 +1,53 @@
+"""Every violation code score-diff can emit, with a one-line title and help text.
+
+Codes are stable, lower-case and hyphenated; the README documents each one and a
+test holds the README and this table in step.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Code(NamedTuple):
+    title: str
+    help: str
+    could_not_score: bool = False  # exit 2 rather than 1
+
+
+CODES: dict[str, Code] = {
+    "empty-diff": Code("Nothing changed", "The job changed nothing; an empty result is not a finished job."),
+    "unlisted-path": Code("Path not in allowed_paths", "A changed path is not granted by allowed_paths."),
+    "forbidden-path": Code("Path matches forbidden_globs", "A changed path matches forbidden_globs, which always win."),
+    "too-many-files": Code("Too many files changed", "More paths changed than max_files_changed allows."),
+    "hunk-too-large": Code("Hunk too large", "A single -U0 hunk has more added+removed lines than max_hunk_lines."),
+    "diff-too-large": Code("Diff too large", "Added+removed lines over the whole change exceed max_changed_lines."),
+    "file-too-large": Code("File too large", "A changed file's new content is larger than max_file_bytes."),
+    "forbidden-token": Code("Forbidden token added", "An added line contains a forbidden substring or pattern."),
+    "binary-file": Code("Binary file changed", "A binary file changed and allow_binary is false."),
+    "symlink": Code("Symlink changed", "A symlink changed and allow_symlinks is false, or it points outside the repository."),
+    "submodule": Code("Submodule changed", "A submodule (gitlink) changed and allow_submodules is false."),
+    "unmerged": Code("Unmerged path", "The index has unresolved merge conflicts."),
+    "hidden-change": Code(
+        "Change hidden from git",
+        "Index flags, attributes or configuration would hide a change from git diff.",
+    ),
+    "manifest-changed": Code("Manifest changed by the job", "The job edited its own manifest."),
+    "manifest-invalid": Code("Manifest invalid", "The manifest is missing, unreadable or fails its schema.", True),
+    "manifest-hash-mismatch": Code(
+        "Manifest does not match its pin", "The manifest's sha256 differs from the pinned digest.", True
+    ),
+    "sensitive-path": Code(
+        "Sensitive path without justification",
+        "A blast-radius path changed without being named exactly and justified with evidence and rollback.",
+    ),
+    "bad-justification": Code(
+        "Justification does not resolve", "A Justification's file:line evidence does not point at an existing line."
+    ),
+    "secret": Code("Secret in added lines", "An added line contains something shaped like a credential."),
+    "risky-shell": Code("Risky shell pattern", "An added line pipes remote content to a shell, edits shell profiles or SSH config, or chmods 777."),
+    "test-failed": Code("Required test failed", "The required test exited non-zero or could not start."),
+    "test-timeout": Code("Required test timed out", "The required test ran past test_timeout_s and was killed."),
+    "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
+    "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),
+}

@@ -1,0 +1,33 @@
+"""One root error type, one subclass per domain; the CLI maps them to exit 2."""
+
+from __future__ import annotations
+
+
+class ScoreDiffError(Exception):
+    """Anything that stops score-diff from establishing a verdict."""
+
+    code = "internal-error"
+
+
+class ManifestError(ScoreDiffError):
+    """The manifest is missing, unreadable, or does not validate."""
+
+    code = "manifest-invalid"
+
+
+class ManifestHashMismatch(ManifestError):
+    """The manifest's bytes do not match the pinned digest."""
+
+    code = "manifest-hash-mismatch"
+
+
+class GitError(ScoreDiffError):
+    """git failed or the repository is not in a state we can score."""
+
+    code = "git-error"
+
+
+class TestRunError(ScoreDiffError):
+    """The required test could not be started at all."""
+
+    code = "test-failed"

@@ -1,0 +1,197 @@
+"""Immutable records that flow from the inspector through the checks to the renderers."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+PASS = "PASS"
+FAIL = "FAIL"
+
+# Change statuses, as reported for each ChangedPath.
+ADDED = "added"
+MODIFIED = "modified"
+DELETED = "deleted"
+RENAMED = "renamed"
+COPIED = "copied"
+TYPECHANGE = "typechange"
+MODE_CHANGE = "mode-change"
+UNMERGED = "unmerged"
+
+
+class Hunk(NamedTuple):
+    """One hunk as `git diff -U0` reports it (no context lines)."""
+
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+
+    @property
+    def size(self) -> int:
+        """Added plus removed lines in this hunk."""
+        return self.old_lines + self.new_lines
+
+
+@dataclass(frozen=True)
+class ChangedPath:
+    """Everything the inspector learned about one changed path."""
+
+    path: str
+    status: str
+    old_path: str | None = None
+    added: int = 0
+    removed: int = 0
+    hunks: tuple[Hunk, ...] = ()
+    binary: bool = False
+    symlink: bool = False
+    submodule: bool = False
+    old_mode: str | None = None
+    new_mode: str | None = None
+    size: int | None = None
+    untracked: bool = False
+    symlink_target: str | None = None
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Both sides of a rename or copy; the path alone otherwise."""
+        if self.old_path and self.old_path != self.path:
+            return (self.old_path, self.path)
+        return (self.path,)
+
+    @property
+    def largest_hunk(self) -> int:
+        return max((h.size for h in self.hunks), default=0)
+
+
+class AddedLine(NamedTuple):
+    path: str
+    line: int
+    text: str
+
+
+class AddedMatch(NamedTuple):
+    path: str
+    line: int
+    match: str
+    line_text: str
+
+
+@dataclass(frozen=True)
+class AddedText:
+    """Every added line of the change in one string, so checks scan it at C speed.
+
+    `text` is the added lines joined with newlines (each line ends with "\\n").
+    Block i starts at offset `starts[i]` and holds consecutive lines of
+    `locations[i] = (path, first_line_number)`.
+    """
+
+    text: str = ""
+    starts: tuple[int, ...] = ()
+    locations: tuple[tuple[str, int], ...] = ()
+
+    def locate(self, offset: int) -> tuple[str, int]:
+        """Map an offset in `text` to (path, line number)."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        path, first = self.locations[i]
+        return path, first + self.text.count("\n", self.starts[i], offset)
+
+    def search(self, pattern: re.Pattern[str]) -> Iterator[AddedMatch]:
+        """Yield each match of `pattern` in the added lines, with where it is."""
+        text = self.text
+        for m in pattern.finditer(text):
+            path, line = self.locate(m.start())
+            begin = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.start())
+            yield AddedMatch(path, line, m.group(0), text[begin : end if end >= 0 else None])
+
+    def lines(self) -> Iterator[AddedLine]:
+        """Every added line with its path and line number (slower than `search`)."""
+        bounds = (*self.starts[1:], len(self.text))
+        for (path, first), start, stop in zip(self.locations, self.starts, bounds):
+            for n, line in enumerate(self.text[start:stop].splitlines()):
+                yield AddedLine(path, first + n, line)
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What git says changed: the one input every check reads."""
+
+    mode: str  # "worktree" or "range"
+    repo_root: str
+    head: str | None  # commit id of HEAD (worktree) or of --head (range); None if unborn
+    base: str | None = None  # merge-base commit id in range mode
+    branch: str | None = None  # None when detached
+    changed: tuple[ChangedPath, ...] = ()
+    added: AddedText = field(default_factory=AddedText)
+    # Problems the inspector itself found (unmerged paths, hidden changes).
+    anomalies: tuple[Violation, ...] = ()
+    # sha256 over the scored changes, so a report binds to exactly this tree state.
+    change_digest: str = ""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One reason for a FAIL. `code` is stable and documented in the README."""
+
+    code: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+
+
+# Test outcome statuses.
+TEST_PASSED = "passed"
+TEST_FAILED = "failed"
+TEST_TIMEOUT = "timeout"
+TEST_SKIPPED = "skipped"  # --skip-test
+TEST_NOT_RUN = "not-run"  # cheaper checks failed first
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    status: str
+    argv: tuple[str, ...] = ()
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    output_tail: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Justification:
+    """An accepted blast-radius justification for one sensitive path."""
+
+    path: str
+    evidence: str  # "file:line"
+    reason: str
+    rollback: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """Every fact of one scoring; renderers only format this."""
+
+    verdict: str
+    exit_code: int
+    job_id: str | None
+    mode: str
+    violations: tuple[Violation, ...] = ()
+    changed: tuple[ChangedPath, ...] = ()
+    test: TestOutcome = field(default_factory=lambda: TestOutcome(TEST_NOT_RUN))
+    base: str | None = None
+    head: str | None = None
+    branch: str | None = None
+    change_digest: str = ""
+    manifest_path: str | None = None
+    manifest_sha256: str | None = None
+    allowed: frozenset[str] = frozenset()  # changed paths the allowlist grants
+    justifications: tuple[Justification, ...] = ()
+    warnings: tuple[str, ...] = ()
+    shadow: bool = False
+    duration_s: float = 0.0
+    version: str = ""
+    started_at: str = ""  # ISO 8601 UTC
