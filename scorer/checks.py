@@ -1,0 +1,180 @@
+"""Checks: plain functions from the inspected change and the job to violations.
+
+A check never prints and never raises for a finding; it returns Violations. The
+scorer runs every function in CHECKS, in order.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from . import model
+from .globs import PathMatcher
+from .manifest import Manifest
+from .model import ChangedPath, Inspection, Justification, Violation
+
+
+@dataclass(frozen=True)
+class Job:
+    """The manifest plus the facts about this scoring the checks need."""
+
+    manifest: Manifest
+    manifest_in_repo: str | None = None  # the manifest's repo-relative path, if it lives in the repo
+    messages: tuple[str, ...] = ()  # commit messages carrying Blast-Radius trailers
+    line_count: Callable[[str], int | None] = field(default=lambda path: None)
+    allowed: PathMatcher = field(init=False)
+    forbidden: PathMatcher = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed", PathMatcher(self.manifest.allowed_paths))
+        object.__setattr__(self, "forbidden", PathMatcher(self.manifest.forbidden_globs))
+
+
+Check = Callable[[Inspection, Job], Sequence[Violation]]
+
+
+def check_empty(ins: Inspection, job: Job) -> list[Violation]:
+    if ins.changed:
+        return []
+    return [Violation("empty-diff", "nothing changed: an empty result is not a finished job")]
+
+
+def check_paths(ins: Inspection, job: Job) -> list[Violation]:
+    """Both sides of renames and copies, and deletions, must be allowed and not forbidden."""
+    found = []
+    for change in ins.changed:
+        for path in change.paths:
+            if job.forbidden(path):
+                found.append(Violation("forbidden-path", f"{change.status}: matches forbidden_globs", path))
+            elif not job.allowed(path):
+                found.append(Violation("unlisted-path", f"{change.status}: not in allowed_paths", path))
+    return found
+
+
+def check_file_count(ins: Inspection, job: Job) -> list[Violation]:
+    limit = job.manifest.max_files_changed
+    if limit is None or len(ins.changed) <= limit:
+        return []
+    return [Violation("too-many-files", f"{len(ins.changed)} paths changed; max_files_changed is {limit}")]
+
+
+def check_sizes(ins: Inspection, job: Job) -> list[Violation]:
+    m = job.manifest
+    found = []
+    if m.max_hunk_lines is not None:
+        for change in ins.changed:
+            for hunk in change.hunks:
+                if hunk.size > m.max_hunk_lines:
+                    found.append(Violation("hunk-too-large", f"hunk of {hunk.size} lines (+{hunk.new_lines} "
+                                           f"-{hunk.old_lines}); max_hunk_lines is {m.max_hunk_lines}",
+                                           change.path, hunk.new_start or None))
+    if m.max_changed_lines is not None:
+        total = sum(c.added + c.removed for c in ins.changed)
+        if total > m.max_changed_lines:
+            found.append(Violation("diff-too-large", f"{total} lines changed; max_changed_lines is "
+                                   f"{m.max_changed_lines}"))
+    if m.max_file_bytes is not None:
+        found += _file_sizes(ins.changed, m.max_file_bytes)
+    return found
+
+
+def _file_sizes(changed: Sequence[ChangedPath], limit: int) -> list[Violation]:
+    found = []
+    for change in changed:
+        if change.status == model.DELETED or change.submodule:
+            continue
+        if change.size is None:
+            found.append(Violation("file-too-large", "size of the new content could not be established", change.path))
+        elif change.size > limit:
+            found.append(Violation("file-too-large", f"{change.size} bytes; max_file_bytes is {limit}", change.path))
+    return found
+
+
+def token_patterns(manifest: Manifest) -> list[tuple[str, re.Pattern[str]]]:
+    """(label, compiled pattern) for every forbidden substring and pattern."""
+    found = []
+    if manifest.forbidden_substrings:
+        alternation = "|".join(re.escape(s) for s in sorted(manifest.forbidden_substrings, key=len, reverse=True))
+        found.append(("substring", re.compile(alternation)))
+    found += [(f"pattern {p!r}", re.compile(p, re.M)) for p in manifest.forbidden_patterns]
+    return found
+
+
+def check_tokens(ins: Inspection, job: Job) -> list[Violation]:
+    """Only added lines (and all lines of new files): never content the job did not add."""
+    found = []
+    for label, pattern in token_patterns(job.manifest):
+        for hit in ins.added.search(pattern):
+            what = f"forbidden substring {hit.match!r}" if label == "substring" else f"forbidden {label}"
+            found.append(Violation("forbidden-token", f"added line contains {what}", hit.path, hit.line))
+    return found
+
+
+def escapes_repo(path: str, target: str) -> bool:
+    """Does a symlink at `path` pointing at `target` leave the repository? Pure string logic."""
+    if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+        return True
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target.replace("\\", "/")))
+    return joined == ".." or joined.startswith("../")
+
+
+def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
+    """Binary content cannot be token-checked; symlinks and submodules point elsewhere."""
+    m = job.manifest
+    found = []
+    for c in ins.changed:
+        if c.status == model.DELETED:
+            continue
+        if c.binary and not m.allow_binary:
+            found.append(Violation("binary-file", "binary content cannot be checked for tokens; "
+                                   "set allow_binary to accept it", c.path))
+        if c.symlink and c.new_mode in (None, "120000"):
+            target = c.symlink_target or ""
+            if escapes_repo(c.path, target):
+                found.append(Violation("symlink", f"symlink points outside the repository ({target!r})", c.path))
+            elif not m.allow_symlinks:
+                found.append(Violation("symlink", f"symlink to {target!r}; set allow_symlinks to accept it", c.path))
+        if c.submodule and c.new_mode in (None, "160000") and not m.allow_submodules:
+            found.append(Violation("submodule", "submodule or nested repository changed; "
+                                   "set allow_submodules to accept it", c.path))
+    return found
+
+
+def check_inspection(ins: Inspection, job: Job) -> list[Violation]:
+    """Unmerged paths and hidden changes the inspector found."""
+    return list(ins.anomalies)
+
+
+def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
+    if job.manifest_in_repo is None:
+        return []
+    return [
+        Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo)
+        for c in ins.changed if job.manifest_in_repo in c.paths
+    ]
+
+
+CHECKS: tuple[Check, ...] = (
+    check_empty,
+    check_inspection,
+    check_manifest_unchanged,
+    check_paths,
+    check_file_count,
+    check_sizes,
+    check_tokens,
+    check_kinds,
+)
+
+
+def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:
+    """Changed paths the allowlist grants (for the report's table)."""
+    return frozenset(
+        c.path for c in ins.changed if all(job.allowed(p) and not job.forbidden(p) for p in c.paths)
+    )
+
+
+def accepted_justifications(ins: Inspection, job: Job) -> tuple[Justification, ...]:
+    return ()

@@ -1,0 +1,130 @@
+"""Command line: `score-diff [options]` scores; `score-diff demo|pin|check-manifest|...` are subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TextIO
+
+from . import __version__
+from .errors import ScoreDiffError
+from .model import Result
+from .render import RENDERERS
+
+
+class _FormatAction(argparse.Action):
+    """`--format F [--output FILE]`, repeatable: each --output binds to the --format before it."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        ns.outputs = [*(getattr(ns, "outputs", None) or []), [value, None]]
+
+
+class _OutputAction(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        outputs = getattr(ns, "outputs", None) or []
+        if not outputs or outputs[-1][1] is not None:
+            parser.error("--output FILE must follow the --format it writes")
+        outputs[-1][1] = value
+
+
+def score_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="score-diff",
+        description="Decide from git alone whether an agent's change stayed inside its job manifest.",
+        epilog="subcommands: demo, " + ", ".join(sorted(SUBCOMMANDS)) + " (score-diff SUBCOMMAND --help)",
+    )
+    p.add_argument("--manifest", help="job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json "
+                   "at the repository root)")
+    p.add_argument("--repo", default=".", help="repository to score (default: the current directory)")
+    p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
+    p.add_argument("--head", help="with --base: the head commit (default HEAD)")
+    p.add_argument("--format", dest="fmt", action=_FormatAction, choices=sorted(RENDERERS),
+                   help="report format; repeatable, each optionally followed by --output FILE")
+    p.add_argument("--output", action=_OutputAction, help="write the preceding --format to FILE")
+    p.add_argument("--skip-test", action="store_true", help="do not run required_test (PASS says so)")
+    p.add_argument("--shadow", action="store_true", help="report would-fail violations but exit 0")
+    p.add_argument("--branches", nargs="+", action="extend", metavar="GLOB",
+                   help="score only on branches matching GLOB (e.g. 'agent-*'); a detached HEAD is always scored")
+    p.add_argument("--version", action="version", version=f"score-diff {__version__}")
+    return p
+
+
+def _branch_skipped(args: argparse.Namespace, cwd: str) -> str | None:
+    """The branch name when --branches says not to score it; None to score."""
+    if not args.branches:
+        return None
+    from .git import Repository
+
+    branch = Repository(os.path.join(cwd, args.repo)).branch()
+    if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
+        return None  # detaching HEAD must not be a way around the gate
+    return branch
+
+
+def emit(result: Result, outputs: Sequence[Sequence[str | None]], stdout: TextIO) -> None:
+    """Collect-then-render: formats with --output go to files, the rest to stdout."""
+    to_terminal = [fmt for fmt, out in outputs if out is None] or ["text"]
+    for fmt, out in outputs:
+        if out is not None:
+            with open(out, "w", encoding="utf-8") as fh:
+                fh.write(RENDERERS[str(fmt)](result))
+    for fmt in to_terminal:
+        stdout.write(RENDERERS[str(fmt)](result))
+    stdout.flush()
+
+
+def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    from .score import Options, could_not_score, score
+
+    args = score_parser().parse_args(argv)
+    outputs = getattr(args, "outputs", None) or [["text", None]]
+    mode = "range" if args.base else "worktree"
+    cwd = os.getcwd()
+    try:
+        skipped = _branch_skipped(args, cwd)
+        if skipped is not None:
+            stdout.write(f"score-diff: branch {skipped!r} does not match --branches; not scored\n")
+            return 0
+        opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
+                       skip_test=args.skip_test, shadow=args.shadow, cwd=cwd)
+        result = score(opts, environ)
+    except (ScoreDiffError, Exception, KeyboardInterrupt) as exc:
+        result = could_not_score(exc, mode)
+    try:
+        emit(result, outputs, stdout)
+    except OSError as exc:
+        sys.stderr.write(f"score-diff: could not write a report: {exc}\nRESULT: FAIL\n")
+        return 2
+    return result.exit_code
+
+
+def run_demo(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    from .demo import demo
+
+    return demo(argv, environ, stdout)
+
+
+SUBCOMMANDS: dict[str, Callable[[Sequence[str], Mapping[str, str], TextIO], int]] = {
+    "demo": run_demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: returns the exit code (0 PASS, 1 FAIL, 2 could not score)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    environ = dict(os.environ)
+    try:
+        if args and args[0] in SUBCOMMANDS:
+            return SUBCOMMANDS[args[0]](args[1:], environ, sys.stdout)
+        return run_score(args, environ, sys.stdout)
+    except KeyboardInterrupt:
+        sys.stdout.write("score-diff: interrupted\nRESULT: FAIL (could not score: interrupted)\n")
+        return 2
+    except SystemExit as exc:  # argparse: --help exits 0, a usage error 2
+        code = exc.code if isinstance(exc.code, int) else 2
+        if code != 0:
+            sys.stdout.write("RESULT: FAIL (could not score: usage)\n")
+        return code

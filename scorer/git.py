@@ -1,0 +1,358 @@
+"""All git access. The only module that knows git's flags; it pins every option that
+user or repository config could change, and turns every git failure into GitError.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import gitparse, model
+from .errors import GitError
+from .model import ChangedPath, Hunk, Inspection, Violation
+
+# Config that would change what git reports, pinned on every call.
+_PINNED = {
+    "core.quotePath": "false",
+    "core.fsmonitor": "false",
+    "core.untrackedCache": "false",
+    "core.ignoreStat": "false",
+    "core.trustctime": "true",  # an edit with mtime restored still changes ctime
+    "core.checkStat": "default",
+    "diff.noprefix": "false",
+    "diff.mnemonicPrefix": "false",
+    "diff.relative": "false",
+    "diff.renameLimit": "1000",
+    "diff.ignoreSubmodules": "none",
+    "color.ui": "never",
+}
+if os.name == "posix":
+    _PINNED.update({"core.fileMode": "true", "core.symlinks": "true"})
+PINNED_ARGS = tuple(arg for key, value in _PINNED.items() for arg in ("-c", f"{key}={value}"))
+
+DIFF_ARGS = (
+    "--raw", "--numstat", "-p", "-U0", "-z", "-M",
+    "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--submodule=short",
+    "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers", "--inter-hunk-context=0",
+    "--no-relative", "-O/dev/null",
+)
+# Environment that would bend git's answers, neutralised (GitPython cannot unset variables).
+_ENV_OVERRIDES = {
+    "GIT_OPTIONAL_LOCKS": "0",  # never write the index while a commit holds its lock
+    "GIT_CONFIG_PARAMETERS": "",
+    "GIT_CONFIG_COUNT": "0",
+    "GIT_EXTERNAL_DIFF": "",
+    "GIT_DIFF_OPTS": "",
+    "GIT_NO_REPLACE_OBJECTS": "1",  # `git replace` could swap what a commit contains
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+}
+_REFUSED_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE")
+EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
+
+
+class Repository:
+    """One git repository, opened through GitPython."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        import git as gitpython
+
+        for name in _REFUSED_ENV:
+            if os.environ.get(name):
+                raise GitError(f"{name} is set; unset it so git reads this repository's own objects")
+        try:
+            self._repo = gitpython.Repo(path, search_parent_directories=True)
+        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
+            raise GitError(f"not a git repository: {path} (run inside a repository or pass --repo)") from exc
+        if self._repo.bare or not self._repo.working_tree_dir:
+            raise GitError(f"{path} is a bare repository; score-diff needs a working tree")
+        self.root = str(self._repo.working_tree_dir)
+        self.git_dir = str(self._repo.git_dir)
+        self._env = {**_ENV_OVERRIDES, "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
+
+    # -- running git -------------------------------------------------------
+    def start(self, *args: str, stdin: bool = False, literal: bool = False) -> Any:
+        """Start git without waiting, so several calls and Python's own work overlap."""
+        argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
+        try:
+            return self._repo.git.execute(
+                argv, as_process=True, istream=subprocess.PIPE if stdin else None, env=self._env
+            )
+        except Exception as exc:
+            raise GitError(f"could not run git: {exc}") from exc
+
+    def finish(self, handle: Any, stdin: bytes | None = None, ok: Sequence[int] = (0,)) -> bytes:
+        """Wait for a started git call; raise GitError with its message unless it exited ok."""
+        proc = handle.proc
+        out, err = proc.communicate(stdin)
+        if proc.returncode not in ok:
+            cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
+            message = err.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+        return bytes(out)
+
+    def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
+        return self.finish(self.start(*args, stdin=stdin is not None, literal=literal), stdin, ok)
+
+    # -- refs ----------------------------------------------------------------
+    def head(self) -> str | None:
+        """Commit id of HEAD, or None in a repository with no commits yet."""
+        out = self.run("rev-parse", "--verify", "-q", "HEAD^{commit}", ok=(0, 1))
+        return out.decode().strip() or None
+
+    def branch(self) -> str | None:
+        """Current branch name, or None when HEAD is detached."""
+        out = self.run("symbolic-ref", "-q", "--short", "HEAD", ok=(0, 1))
+        return out.decode("utf-8", "replace").strip() or None
+
+    def resolve(self, ref: str) -> str:
+        out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
+        if not out.strip():
+            raise GitError(f"{ref!r} is not a commit in this repository (fetch it, or fetch with full history)")
+        return out.decode().strip()
+
+    def merge_base(self, base: str, head: str) -> str:
+        out = self.run("merge-base", base, head, ok=(0, 1))
+        if not out.strip():
+            raise GitError(f"{base} and {head} have no common ancestor (fetch full history: fetch-depth 0)")
+        return out.decode().strip()
+
+    def _empty_tree(self) -> str:
+        return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip() or EMPTY_TREE_SHA1
+
+    # -- files at a revision ---------------------------------------------------
+    def read_file(self, rev: str | None, path: str) -> bytes | None:
+        """A file's bytes at `rev`, or in the working tree when rev is None; None if absent.
+
+        Never follows a symlink: a symlink (in git or on disk) reads as absent.
+        """
+        if rev is None:
+            return read_worktree_file(self.root, path)
+        out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
+        fields = out.rstrip(b"\0").split(b"\t", 1)[0].split()
+        if len(fields) != 3 or fields[1] != b"blob" or fields[0] == gitparse.SYMLINK_MODE.encode():
+            return None
+        return self.run("cat-file", "blob", fields[2].decode())
+
+    def commit_messages(self, base: str, head: str) -> list[str]:
+        out = self.run("log", "--format=%B%x00", f"{base}..{head}", "--")
+        return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]
+
+    # -- inspection ----------------------------------------------------------
+    def inspect_worktree(self) -> Inspection:
+        """Everything that differs from HEAD: staged, unstaged and untracked."""
+        return self.start_worktree()()
+
+    def start_worktree(self) -> Callable[[], Inspection]:
+        """Start the git calls now; the returned function collects them into an Inspection.
+
+        git works while the caller imports and validates the manifest.
+        """
+        head = self.head()
+        diff = self.start("diff", head or self._empty_tree(), *DIFF_ARGS)
+        listing = self.start("ls-files", "-z", "-v", "-c", "-o", "--exclude-per-directory=.gitignore")
+        ignored = self.start("ls-files", "-z", "-o", "-i", "--directory", "--exclude-per-directory=.gitignore")
+        filters = self.start("config", "-z", "--get-regexp", r"^filter\..*\.(clean|process)$")
+        branch = self.branch()
+
+        def finish() -> Inspection:
+            raw = self.finish(diff)
+            pieces = gitparse.Pieces()
+            changes = [self._with_worktree_facts(c) for c in self._changes(raw, head, None, pieces)]
+            untracked, flagged = gitparse.parse_ls_files_v(self.finish(listing))
+            digest = hashlib.sha256(raw)
+            changes += [self._untracked(p, pieces, digest) for p in untracked]
+            anomalies = self._flag_anomalies(flagged)
+            anomalies += _ignored_gitignores(gitparse.split_z(self.finish(ignored)))
+            anomalies += _filter_drivers(self.finish(filters, ok=(0, 1)))
+            return Inspection(
+                mode="worktree", repo_root=self.root, head=head, branch=branch,
+                changed=tuple(changes), added=pieces.build(), anomalies=tuple(anomalies),
+                change_digest=digest.hexdigest(),
+            )
+
+        return finish
+
+    def inspect_range(self, base: str, head: str | None, need_sizes: bool = False) -> Inspection:
+        """The commits from the merge-base of base and head to head."""
+        head_sha = self.resolve(head or "HEAD")
+        base_sha = self.merge_base(self.resolve(base), head_sha)
+        raw = self.run("diff", base_sha, head_sha, *DIFF_ARGS)
+        pieces = gitparse.Pieces()
+        changes = self._changes(raw, base_sha, head_sha, pieces)
+        if need_sizes:
+            changes = self._with_blob_sizes(changes, raw)
+        return Inspection(
+            mode="range", repo_root=self.root, head=head_sha, base=base_sha, branch=self.branch(),
+            changed=tuple(changes), added=pieces.build(), change_digest=hashlib.sha256(raw).hexdigest(),
+        )
+
+    def _changes(self, raw: bytes, old: str | None, new: str | None, pieces: gitparse.Pieces) -> list[ChangedPath]:
+        parsed = gitparse.parse_diff(raw)
+        suspect = [e for e, s in zip(parsed.entries, parsed.stats) if s is None and _plain_file(e)]
+        if not suspect:
+            return gitparse.to_changes(parsed, pieces)
+        # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
+        paths = sorted({p for e in suspect for p in (e.path, e.old_path) if p})
+        revs = [old or self._empty_tree()] + ([new] if new else [])
+        text = gitparse.parse_diff(self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True))
+        return gitparse.to_changes(parsed, pieces, text)
+
+    def _with_worktree_facts(self, change: ChangedPath) -> ChangedPath:
+        if change.status == model.DELETED:
+            return change
+        try:
+            st = os.lstat(os.path.join(self.root, change.path))
+        except OSError:
+            return change
+        target = _readlink(self.root, change.path) if change.symlink else None
+        return _replace(change, size=st.st_size, symlink_target=target)
+
+    def _with_blob_sizes(self, changes: list[ChangedPath], raw: bytes) -> list[ChangedPath]:
+        entries = gitparse.parse_diff(raw).entries
+        shas = [e.new_sha for e in entries]
+        wanted = [s for s in shas if set(s) != {"0"}]
+        if not wanted:
+            return changes
+        out = self.run("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="\n".join(wanted).encode() + b"\n")
+        sizes = dict(line.split() for line in out.decode().splitlines() if len(line.split()) == 2)
+        return [_replace(c, size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas)]
+
+    def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any) -> ChangedPath:
+        if path.endswith("/"):  # an untracked nested repository: git lists only its directory
+            return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
+        content = read_untracked(self.root, path)
+        digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())
+        if content.link is not None:
+            pieces.add(path, 1, content.link)
+            return ChangedPath(path=path, status=model.ADDED, untracked=True, symlink=True, added=1,
+                               hunks=(Hunk(0, 0, 1, 1),), size=content.size, symlink_target=content.link,
+                               new_mode=gitparse.SYMLINK_MODE)
+        if content.binary:
+            return ChangedPath(path=path, status=model.ADDED, untracked=True, binary=True, size=content.size)
+        text = content.data.decode("utf-8", errors="replace")
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        pieces.add(path, 1, text)
+        return ChangedPath(path=path, status=model.ADDED, untracked=True, added=lines,
+                           hunks=(Hunk(0, 0, 1, lines),) if lines else (), size=content.size)
+
+    def _flag_anomalies(self, flagged: list[tuple[str, str]]) -> list[Violation]:
+        found: dict[str, Violation] = {}
+        hidden = []
+        for tag, path in flagged:
+            if tag == "M":
+                found[path] = Violation("unmerged", "unresolved merge conflict in the index", path)
+            elif tag == "S" or tag.islower():
+                hidden.append((tag, path))
+        found.update({v.path or "": v for v in self._hidden_by_flags(hidden)})
+        return list(found.values())
+
+    def _hidden_by_flags(self, flagged: list[tuple[str, str]]) -> list[Violation]:
+        """assume-unchanged / skip-worktree tell git not to look; look anyway."""
+        if not flagged:
+            return []
+        paths = [p for _, p in flagged]
+        staged = self.run("ls-files", "-s", "-z", "--", *paths, literal=True)
+        index_sha = {}
+        for rec in staged.split(b"\0"):
+            if b"\t" in rec:
+                meta, name = rec.split(b"\t", 1)
+                index_sha[os.fsdecode(name)] = meta.split()[1].decode()
+        present = [p for p in paths if os.path.lexists(os.path.join(self.root, p))]
+        out = self.run("hash-object", "--no-filters", "--stdin-paths", stdin="\n".join(present).encode() + b"\n") \
+            if present else b""
+        actual = dict(zip(present, out.decode().split()))
+        problems = []
+        for tag, path in flagged:
+            flag = "skip-worktree" if tag == "S" else "assume-unchanged"
+            if path not in actual and flag == "skip-worktree":
+                continue  # sparse checkout: absent on purpose
+            if actual.get(path) != index_sha.get(path):
+                problems.append(Violation("hidden-change", f"the index flag {flag} hides a change to this file "
+                                          f"(clear it: git update-index --no-{flag} -- <path>)", path))
+        return problems
+
+
+class Untracked:
+    """Bytes of one untracked file read without following symlinks."""
+
+    def __init__(self, data: bytes = b"", size: int = 0, binary: bool = False, link: str | None = None) -> None:
+        self.data, self.size, self.binary, self.link = data, size, binary, link
+
+
+def read_untracked(root: str, path: str) -> Untracked:
+    full = os.path.join(root, path)
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        if os.path.islink(full):
+            link = _readlink(root, path) or ""
+            return Untracked(data=link.encode(), size=len(link), link=link)
+        return Untracked(data=b"", size=0)
+    with os.fdopen(fd, "rb") as fh:
+        head = fh.read(BINARY_SNIFF)
+        size = os.fstat(fh.fileno()).st_size
+        if b"\0" in head:
+            return Untracked(data=head, size=size, binary=True)
+        return Untracked(data=head + fh.read(), size=size)
+
+
+def read_worktree_file(root: str, path: str) -> bytes | None:
+    """A tracked-or-not file's bytes from the working tree; None if absent or a symlink anywhere."""
+    parts = posixpath.normpath(path).split("/")
+    if ".." in parts or path.startswith("/"):
+        return None
+    current = root
+    for part in parts:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return None
+    try:
+        fd = os.open(current, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _readlink(root: str, path: str) -> str | None:
+    try:
+        return os.readlink(os.path.join(root, path))
+    except OSError:
+        return None
+
+
+def _plain_file(entry: gitparse.RawEntry) -> bool:
+    modes = (entry.old_mode, entry.new_mode)
+    return gitparse.SYMLINK_MODE not in modes and gitparse.GITLINK_MODE not in modes
+
+
+def _replace(change: ChangedPath, **kwargs: Any) -> ChangedPath:
+    import dataclasses
+
+    return dataclasses.replace(change, **kwargs)
+
+
+def _ignored_gitignores(ignored: list[str]) -> list[Violation]:
+    return [
+        Violation("hidden-change", "an untracked .gitignore that ignores itself hides the files it lists; "
+                  "remove it or commit the ignore rule", path)
+        for path in ignored if posixpath.basename(path.rstrip("/")) == ".gitignore"
+    ]
+
+
+def _filter_drivers(out: bytes) -> list[Violation]:
+    """Clean filters rewrite content before git compares it; only git-lfs is trusted."""
+    problems = []
+    for record in out.split(b"\0"):
+        key, _, value = record.decode("utf-8", "replace").partition("\n")
+        if key and not value.strip().startswith("git-lfs "):
+            problems.append(Violation("hidden-change", f"git config sets {key}={value!r}: a clean filter can "
+                                      "rewrite file content before git compares it; remove it", None))
+    return problems

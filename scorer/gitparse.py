@@ -1,0 +1,231 @@
+"""Parsers for the git output formats score-diff asks for. Pure functions, no git calls.
+
+The one diff call is `git diff --raw --numstat -p -U0 -z`: NUL-separated raw
+records, then NUL-separated numstat records, then a NUL, then the patch. Paths are
+taken only from the NUL-separated records; patch sections are matched to them by
+order (git emits all three from the same queue), never by parsing quoted headers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NamedTuple
+
+from . import model
+from .errors import GitError
+from .model import ChangedPath, Hunk
+
+SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+_STATUS = {
+    "A": model.ADDED,
+    "M": model.MODIFIED,
+    "D": model.DELETED,
+    "R": model.RENAMED,
+    "C": model.COPIED,
+    "T": model.TYPECHANGE,
+    "U": model.UNMERGED,
+}
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+class RawEntry(NamedTuple):
+    old_mode: str
+    new_mode: str
+    old_sha: str
+    new_sha: str
+    status: str
+    path: str
+    old_path: str | None
+
+
+class DiffOutput(NamedTuple):
+    entries: list[RawEntry]
+    stats: list[tuple[int, int] | None]  # None for binary
+    patch: str
+
+
+def _decode_path(raw: bytes) -> str:
+    return os.fsdecode(raw)
+
+
+def _take(out: bytes, pos: int) -> tuple[bytes, int]:
+    end = out.index(b"\0", pos)
+    return out[pos:end], end + 1
+
+
+def _parse_raw(out: bytes, pos: int) -> tuple[list[RawEntry], int]:
+    entries = []
+    while out.startswith(b":", pos):
+        meta, pos = _take(out, pos)
+        old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
+        first, pos = _take(out, pos)
+        if status[0] in "RC":
+            second, pos = _take(out, pos)
+            entries.append(RawEntry(old_mode, new_mode, old_sha, new_sha, status[0],
+                                    _decode_path(second), _decode_path(first)))
+        else:
+            entries.append(RawEntry(old_mode, new_mode, old_sha, new_sha, status[0], _decode_path(first), None))
+    return entries, pos
+
+
+def _parse_numstat(out: bytes, pos: int, count: int) -> tuple[list[tuple[int, int] | None], int]:
+    stats: list[tuple[int, int] | None] = []
+    for _ in range(count):
+        tab1 = out.index(b"\t", pos)
+        tab2 = out.index(b"\t", tab1 + 1)
+        added_b, removed_b = out[pos:tab1], out[tab1 + 1 : tab2]
+        pos = tab2 + 1
+        if out[pos : pos + 1] == b"\0":  # rename/copy: "\0old\0new\0"
+            _, pos = _take(out, pos + 1)
+            _, pos = _take(out, pos)
+        else:
+            _, pos = _take(out, pos)
+        stats.append(None if added_b == b"-" else (int(added_b), int(removed_b)))
+    return stats, pos
+
+
+def parse_diff(out: bytes) -> DiffOutput:
+    """Split the combined raw/numstat/patch output; raise GitError if it does not parse."""
+    try:
+        entries, pos = _parse_raw(out, 0)
+        stats, pos = _parse_numstat(out, pos, len(entries))
+    except (ValueError, IndexError) as exc:
+        raise GitError(f"could not parse git diff output ({exc})") from exc
+    if out[pos : pos + 1] == b"\0":
+        pos += 1
+    patch = out[pos:].decode("utf-8", errors="replace")
+    return DiffOutput(entries, stats, patch)
+
+
+def _section_bounds(patch: str, count: int) -> list[tuple[int, int]]:
+    starts = [m.start() for m in re.finditer(r"^diff --git ", patch, re.M)]
+    if len(starts) != count:
+        raise GitError(f"git diff listed {count} paths but its patch has {len(starts)} sections")
+    return list(zip(starts, [*starts[1:], len(patch)]))
+
+
+def _added_block(patch: str, body: int, end: int, new_lines: int) -> str:
+    """The added lines of one -U0 hunk, '+' stripped, each ending in a newline."""
+    if new_lines == 0:
+        return ""
+    first = patch.find("\n+", body - 1, end)
+    block = patch[first + 1 : end]
+    if "\n-" in block or "\n " in block:  # not the usual removed-then-added shape
+        lines = [ln[1:] for ln in block.splitlines() if ln.startswith("+")]
+        return "\n".join(lines) + "\n"
+    block = block.replace(_NO_NEWLINE, "")
+    return block[1:].replace("\n+", "\n")
+
+
+class Pieces:
+    """Accumulates added text for model.AddedText without repeated string copies."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.starts: list[int] = []
+        self.locations: list[tuple[str, int]] = []
+        self.size = 0
+
+    def add(self, path: str, first_line: int, text: str) -> None:
+        if not text:
+            return
+        if not text.endswith("\n"):
+            text += "\n"
+        self.parts.append(text)
+        self.starts.append(self.size)
+        self.locations.append((path, first_line))
+        self.size += len(text)
+
+    def build(self) -> model.AddedText:
+        return model.AddedText("".join(self.parts), tuple(self.starts), tuple(self.locations))
+
+
+def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
+    """Each -U0 hunk of one patch section with its added lines."""
+    found = []
+    for m in _HUNK.finditer(patch, start, end):
+        old_start, old_n, new_start, new_n = m.groups()
+        hunk = Hunk(int(old_start), int(old_n or 1), int(new_start), int(new_n or 1))
+        body = patch.find("\n", m.end(), end) + 1
+        nxt = _HUNK.search(patch, body, end)
+        found.append((hunk, _added_block(patch, body, nxt.start() if nxt else end, hunk.new_lines)))
+    return found
+
+
+def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[tuple[int, int], str, int, int]]:
+    """From a `--text` rerun: the sections that really are text (no NUL byte)."""
+    if text_diff is None:
+        return {}
+    bounds = _section_bounds(text_diff.patch, len(text_diff.entries))
+    return {
+        e.path: (s, text_diff.patch, a, b)
+        for e, s, (a, b) in zip(text_diff.entries, text_diff.stats, bounds)
+        if s is not None and "\0" not in text_diff.patch[a:b]
+    }
+
+
+def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = None) -> list[ChangedPath]:
+    """One ChangedPath per raw entry, with hunks and added lines from its patch section.
+
+    `text_diff` is a `--text` rerun for entries git called binary: where that shows
+    plain text, attributes were hiding the lines, and the text version is scored.
+    """
+    bounds = _section_bounds(diff.patch, len(diff.entries))
+    textual = _text_sections(text_diff)
+    changes = []
+    for entry, stat, (start, end) in zip(diff.entries, diff.stats, bounds):
+        patch = diff.patch
+        if stat is None and entry.path in textual:
+            stat, patch, start, end = textual[entry.path]
+        found = _hunks(patch, start, end) if stat is not None else []
+        for hunk, added in found:
+            pieces.add(entry.path, hunk.new_start, added)
+        changes.append(_changed_path(entry, stat, found))
+    return changes
+
+
+def _changed_path(entry: RawEntry, stat: tuple[int, int] | None, found: list[tuple[Hunk, str]]) -> ChangedPath:
+    status = _STATUS.get(entry.status, model.MODIFIED)
+    if status == model.MODIFIED and stat == (0, 0) and entry.old_mode != entry.new_mode:
+        status = model.MODE_CHANGE
+    modes = (entry.old_mode, entry.new_mode)
+    target = found[-1][1].rstrip("\n") if entry.new_mode == SYMLINK_MODE and found else None
+    return ChangedPath(
+        path=entry.path,
+        status=status,
+        old_path=entry.old_path,
+        added=stat[0] if stat else 0,
+        removed=stat[1] if stat else 0,
+        hunks=tuple(h for h, _ in found),
+        binary=stat is None,
+        symlink=SYMLINK_MODE in modes,
+        submodule=GITLINK_MODE in modes,
+        old_mode=None if entry.old_mode == "000000" else entry.old_mode,
+        new_mode=None if entry.new_mode == "000000" else entry.new_mode,
+        symlink_target=target,
+    )
+
+
+def split_z(out: bytes) -> list[str]:
+    """NUL-terminated path list -> paths."""
+    return [_decode_path(p) for p in out.split(b"\0") if p]
+
+
+def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
+    """`ls-files -z -v -c -o`: (untracked paths, [(tag, path)] for flagged or unmerged entries).
+
+    Tag 'H' is a normal tracked entry; '?' untracked; 'M' unmerged; 'S' skip-worktree;
+    a lower-case tag means assume-unchanged.
+    """
+    untracked: list[str] = []
+    flagged: list[tuple[str, str]] = []
+    for m in re.finditer(rb"(?:^|(?<=\0))([^H\0]) ([^\0]*)", out):
+        tag, path = m.group(1).decode("ascii", "replace"), _decode_path(m.group(2))
+        if tag == "?":
+            untracked.append(path)
+        else:
+            flagged.append((tag, path))
+    return untracked, flagged

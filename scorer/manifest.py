@@ -1,0 +1,159 @@
+"""Load and validate a job manifest: JSON, checked against schemas/job_manifest.schema.json."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import globs
+from .errors import ManifestError
+
+SCHEMA_NAME = "job_manifest.schema.json"
+DEFAULT_TEST_TIMEOUT_S = 600.0
+PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A validated manifest. Absent limits are None; path entries are normalised."""
+
+    job_id: str
+    allowed_paths: tuple[str, ...]
+    required_test: tuple[str, ...]
+    forbidden_globs: tuple[str, ...] = ()
+    max_files_changed: int | None = None
+    max_hunk_lines: int | None = None
+    max_changed_lines: int | None = None
+    max_file_bytes: int | None = None
+    test_timeout_s: float = DEFAULT_TEST_TIMEOUT_S
+    test_env: tuple[str, ...] = ()
+    forbidden_substrings: tuple[str, ...] = ()
+    forbidden_patterns: tuple[str, ...] = ()
+    allow_binary: bool = False
+    allow_symlinks: bool = False
+    allow_submodules: bool = False
+    description: str = ""
+    mode: str = "enforce"
+    sensitive_globs: tuple[str, ...] = ()
+    sensitive_exempt: tuple[str, ...] = ()
+    disabled_detectors: tuple[str, ...] = ()
+    allowed_fingerprints: tuple[str, ...] = ()
+    sha256: str = ""
+    source: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def schema_text(name: str) -> str:
+    """A shipped JSON Schema: from the installed package, else from a source checkout."""
+    packaged = resources.files("scorer").joinpath("schemas", name)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    # Running from a source checkout: schemas/ lives at the top level.
+    return (Path(__file__).resolve().parent.parent / "schemas" / name).read_text(encoding="utf-8")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A reviewer reads the first "allowed_paths"; json.loads would keep the last.
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ManifestError(f"key {key!r} appears twice")
+        seen[key] = value
+    return seen
+
+
+def _schema_message(error: Any, known: list[str]) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        hints = []
+        for key in extra:
+            close = difflib.get_close_matches(key, known, n=1)
+            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return f"unknown key {', '.join(hints)}: a misspelt key would silently disable a limit"
+    return f"{where}: {error.message}"
+
+
+def _validate_schema(data: Any) -> None:
+    import jsonschema  # imported here so paths that never validate stay fast
+
+    schema = json.loads(schema_text(SCHEMA_NAME))
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        known = list(schema["properties"])
+        raise ManifestError("; ".join(_schema_message(e, known) for e in errors[:5]))
+
+
+def _clean_paths(data: dict[str, Any]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    cleaned: dict[str, tuple[str, ...]] = {}
+    problems = []
+    for key in PATH_KEYS:
+        entries = []
+        for i, raw in enumerate(data.get(key, [])):
+            try:
+                entry = globs.normalise_entry(raw)
+                globs.compile_entry(entry)
+                entries.append(entry)
+            except globs.GlobError as exc:
+                problems.append(f"{key}[{i}] {raw!r} {exc}")
+        cleaned[key] = tuple(entries)
+    return cleaned, problems
+
+
+def _check_patterns(patterns: list[str]) -> list[str]:
+    problems = []
+    for i, pattern in enumerate(patterns):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            problems.append(f"forbidden_patterns[{i}] {pattern!r} is not a valid regular expression ({exc})")
+    return problems
+
+
+def parse_manifest(raw: bytes, source: str) -> Manifest:
+    """Validate manifest bytes; raise ManifestError naming the key and the problem."""
+    try:
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestError(f"{source}: not valid JSON ({exc})") from exc
+    except ManifestError as exc:
+        raise ManifestError(f"{source}: {exc}") from exc
+    try:
+        _validate_schema(data)
+    except ManifestError as exc:
+        raise ManifestError(f"{source}: {exc}") from exc
+    paths, problems = _clean_paths(data)
+    problems += _check_patterns(data.get("forbidden_patterns", []))
+    if problems:
+        raise ManifestError(f"{source}: " + "; ".join(problems))
+    warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)
+    simple = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
+    for key in ("required_test", "test_env", "forbidden_substrings", "forbidden_patterns",
+                "sensitive_exempt", "disabled_detectors", "allowed_fingerprints"):
+        if key in simple:
+            simple[key] = tuple(simple[key])
+    if "test_timeout_s" in simple:
+        simple["test_timeout_s"] = float(simple["test_timeout_s"])
+    return Manifest(
+        **simple,
+        **paths,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        source=source,
+        warnings=warnings,
+    )
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Read and validate a manifest file from disk."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+    return parse_manifest(raw, str(path))

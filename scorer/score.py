@@ -1,0 +1,176 @@
+"""The fail-closed scorer: manifest -> git inspection -> checks -> required test -> Result."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__, testrun
+from .checks import CHECKS, Job, allowed_paths
+from .errors import GitError, ManifestError, ScoreDiffError
+from .git import Repository
+from .manifest import Manifest, parse_manifest
+from .model import (
+    FAIL,
+    PASS,
+    TEST_FAILED,
+    TEST_NOT_RUN,
+    TEST_PASSED,
+    TEST_SKIPPED,
+    TEST_TIMEOUT,
+    Inspection,
+    Result,
+    TestOutcome,
+    Violation,
+)
+
+DEFAULT_MANIFEST = "job_manifest.json"
+MAX_PER_CODE = 100  # a 10,000-line paste of `eval(` needs 100 examples, not 10,000
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the caller asked for; the CLI builds this from argv."""
+
+    repo: str = "."
+    manifest: str | None = None
+    base: str | None = None
+    head: str | None = None
+    skip_test: bool = False
+    shadow: bool = False
+    cwd: str = "."
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def manifest_location(opts: Options, root: str, environ: Mapping[str, str]) -> tuple[Path, str | None]:
+    """The manifest file, and its repo-relative path when it lives inside the repository."""
+    chosen = opts.manifest or environ.get("SCORE_DIFF_MANIFEST")
+    path = Path(opts.cwd, chosen) if chosen else Path(root, DEFAULT_MANIFEST)
+    resolved = Path(os.path.realpath(path))
+    try:
+        rel = resolved.relative_to(os.path.realpath(root)).as_posix()
+    except ValueError:
+        rel = None
+    return resolved, rel
+
+
+def read_manifest(repo: Repository, path: Path, rel: str | None, base: str | None) -> Manifest:
+    """From disk, except in --base mode for a manifest inside the repository: then from base."""
+    if base is not None and rel is not None:
+        raw = repo.read_file(base, rel)
+        if raw is None:
+            raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
+                                "branch first (a job must not bring its own fence)")
+        return parse_manifest(raw, f"{rel} at base {base[:12]}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
+                            f"(pass --manifest or set SCORE_DIFF_MANIFEST)") from exc
+    return parse_manifest(raw, str(path))
+
+
+def _drop_untracked_manifest(ins: Inspection, rel: str | None) -> tuple[Inspection, list[str]]:
+    kept = tuple(c for c in ins.changed if not (c.untracked and c.path == rel))
+    if len(kept) == len(ins.changed):
+        return ins, []
+    note = (f"the manifest {rel} is untracked: it is not scored as part of the change; "
+            "commit it or pin it (--manifest-sha256) so the job cannot write its own fence")
+    return dataclasses.replace(ins, changed=kept), [note]
+
+
+def cap_per_code(violations: list[Violation]) -> list[Violation]:
+    counts: Counter[str] = Counter()
+    kept = []
+    for v in violations:
+        counts[v.code] += 1
+        if counts[v.code] <= MAX_PER_CODE:
+            kept.append(v)
+    for code, n in counts.items():
+        if n > MAX_PER_CODE:
+            kept.append(Violation(code, f"... and {n - MAX_PER_CODE} more {code} violations not listed"))
+    return kept
+
+
+def _test_outcome(
+    opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation], environ: Mapping[str, str],
+    worktree_head: Callable[[], str | None],
+) -> TestOutcome:
+    argv = manifest.required_test
+    if violations:
+        return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
+    if opts.skip_test:
+        return TestOutcome(TEST_SKIPPED, argv, reason="--skip-test")
+    if ins.mode == "range" and worktree_head() != ins.head:
+        return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
+                           "commit to run the test there, or pass --skip-test")
+    env = testrun.test_environment(environ, manifest.test_env)
+    return testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env)
+
+
+def _test_violations(test: TestOutcome) -> list[Violation]:
+    if test.status == TEST_TIMEOUT:
+        return [Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}")]
+    if test.status == TEST_FAILED:
+        why = test.reason or f"exited {test.exit_code}"
+        return [Violation("test-failed", f"{' '.join(test.argv)}: {why}")]
+    return []
+
+
+def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
+    """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
+    started, started_at = clock(), now_iso()
+    repo = Repository(Path(opts.cwd, opts.repo))
+    path, rel = manifest_location(opts, repo.root, environ)
+    if opts.base is not None:
+        base_sha = repo.resolve(opts.base)
+        pending = None
+        manifest = read_manifest(repo, path, rel, base_sha)
+        ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None)
+    else:
+        if opts.head is not None:
+            raise GitError("--head needs --base")
+        pending = repo.start_worktree()  # git runs while the manifest is validated
+        manifest = read_manifest(repo, path, rel, None)
+        ins = pending()
+    ins, notes = _drop_untracked_manifest(ins, rel) if ins.mode == "worktree" else (ins, [])
+    job = Job(manifest, manifest_in_repo=rel)
+    violations = cap_per_code([v for check in CHECKS for v in check(ins, job)])
+    test = _test_outcome(opts, manifest, ins, violations, environ, repo.head)
+    violations += _test_violations(test)
+    shadow = opts.shadow or manifest.mode == "shadow"
+    failed = bool(violations) and not shadow
+    return Result(
+        verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,
+        violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
+        branch=ins.branch, change_digest=ins.change_digest, manifest_path=str(path),
+        manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
+        warnings=(*manifest.warnings, *notes), shadow=shadow, duration_s=clock() - started,
+        version=__version__, started_at=started_at,
+    )
+
+
+def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Result:
+    """Exit 2: printed as RESULT: FAIL with the reason. Never PASS, never a bare traceback."""
+    if isinstance(exc, ScoreDiffError):
+        code, message = exc.code, str(exc)
+    elif isinstance(exc, KeyboardInterrupt):
+        code, message = "internal-error", "interrupted before a verdict was reached"
+    else:
+        code, message = "internal-error", f"unexpected {type(exc).__name__}: {exc}"
+    return Result(
+        verdict=FAIL, exit_code=2, job_id=None, mode=mode, violations=(Violation(code, message),),
+        version=__version__, started_at=started_at or now_iso(),
+    )
+
+
+__all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]

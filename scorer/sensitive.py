@@ -1,0 +1,270 @@
+"""Blast-radius paths: the built-in table of sensitive paths and `classify`.
+
+Pure logic: paths in, a `SensitiveHit` (or None) out. Matching works on path
+segments, case-insensitively, after `\\` is turned into `/`. Pattern forms in
+`SensitiveRule.patterns` (see docs/sensitive-paths.md):
+
+- `name/` or `a/b/`: directory segment(s) at any depth; the entry itself
+  counts too, so a symlink or submodule named `migrations` matches.
+- `/name/`: a directory at the repository root only (generic words that are
+  also common names of code layers, such as `infra/` or `charts/`).
+- `name` or `*.ext`: the file name (last segment) at any depth, as an
+  fnmatch pattern.
+
+`SensitiveRule.words` are name tokens: a directory segment or the file name
+(less its extension) is split on `_`, `-`, `.` and lower-to-upper camelCase
+boundaries, and any token equal to a word matches. Documentation files
+(`.md`, `.markdown`, `.rst`, `.adoc`) are not code and never match by word.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+from typing import NamedTuple
+
+from .globs import PathMatcher
+
+MANIFEST_CATEGORY = "manifest"  # hits from the manifest's sensitive_globs
+DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".adoc"})
+
+
+class SensitiveRule(NamedTuple):
+    """One built-in category of blast-radius paths."""
+
+    category: str
+    patterns: tuple[str, ...]
+    reason: str
+    words: tuple[str, ...] = ()
+
+
+class SensitiveHit(NamedTuple):
+    """Why a path is sensitive: the category, its reason, and what matched."""
+
+    category: str
+    reason: str
+    pattern: str
+
+
+GATE_CONFIG = "gate-config"
+
+# Order matters only for which category a path reports when several match
+# (`migrations/1.sql` is `migration`, not `sql`); exempting one category
+# never un-flags a path that another category still matches.
+SENSITIVE: tuple[SensitiveRule, ...] = (
+    SensitiveRule(
+        GATE_CONFIG,
+        (
+            "job_manifest.json",
+            ".pre-commit-config.yaml",
+            ".pre-commit-hooks.yaml",
+            ".gitattributes",
+            ".gitignore",
+            ".gitmodules",
+            "CODEOWNERS",
+            "*.sha256",
+        ),
+        "configures the gate itself: the job manifest, its pin, hooks, or what git sees",
+    ),
+    SensitiveRule(
+        "env",
+        (".env", ".env.*", ".envrc"),
+        "environment files hold secrets and settings; .envrc is executed by direnv",
+    ),
+    SensitiveRule(
+        "migration",
+        ("migrations/", "migration/", "alembic/", "db/migrate/", "alembic.ini"),
+        "database migrations change live data and are hard to undo",
+    ),
+    SensitiveRule(
+        "schema",
+        ("schema.prisma", "*.prisma", "schema.sql", "schema.graphql", "*.schema.json"),
+        "schemas define data and API contracts other code depends on",
+    ),
+    SensitiveRule("sql", ("*.sql",), "raw SQL can change or destroy data"),
+    SensitiveRule(
+        "ci",
+        (
+            ".github/workflows/",
+            ".github/actions/",
+            ".circleci/",
+            ".buildkite/",
+            ".gitlab-ci.yml",
+            "Jenkinsfile",
+            "azure-pipelines.yml",
+            ".travis.yml",
+            "bitbucket-pipelines.yml",
+        ),
+        "CI runs with repository secrets and decides what ships",
+    ),
+    SensitiveRule(
+        "build",
+        (
+            "Dockerfile",
+            "Dockerfile.*",
+            "*.dockerfile",
+            ".dockerignore",
+            "docker-compose*.yml",
+            "docker-compose*.yaml",
+            "compose.yaml",
+            "compose.yml",
+            "Makefile",
+            "GNUmakefile",
+            "*.mk",
+        ),
+        "build files decide what is built, run and shipped",
+    ),
+    SensitiveRule(
+        "lockfile",
+        (
+            "package-lock.json",
+            "npm-shrinkwrap.json",
+            "yarn.lock",
+            "pnpm-lock.yaml",
+            "bun.lock",
+            "bun.lockb",
+            "poetry.lock",
+            "uv.lock",
+            "Pipfile.lock",
+            "Cargo.lock",
+            "go.sum",
+            "Gemfile.lock",
+            "composer.lock",
+        ),
+        "lockfiles pin exactly which third-party code runs",
+    ),
+    SensitiveRule(
+        "infra",
+        ("terraform/", "/infra/", "/infrastructure/", "*.tf", "*.tf.json", "*.tfvars", "terragrunt.hcl"),
+        "infrastructure as code changes real cloud resources",
+    ),
+    SensitiveRule(
+        "k8s",
+        (
+            "k8s/",
+            "kubernetes/",
+            "helm/",
+            "/charts/",
+            "Chart.yaml",
+            "Chart.lock",
+            "kustomization.yaml",
+            "kustomization.yml",
+        ),
+        "cluster manifests change what runs in production",
+    ),
+    SensitiveRule(
+        "auth",
+        (),
+        "authentication and authorization code guards every account",
+        ("auth", "authn", "authz", "authentication", "authorization", "authorisation", "oauth", "oauth2"),
+    ),
+    SensitiveRule("billing", (), "billing code moves money", ("billing",)),
+    SensitiveRule("payments", (), "payment code moves money", ("payment", "payments")),
+    SensitiveRule(
+        "permissions", (), "permission code decides who may do what", ("permission", "permissions")
+    ),
+    SensitiveRule("rbac", (), "role-based access control decides who may do what", ("rbac",)),
+    SensitiveRule("security", (), "security code and policy protect everything else", ("security",)),
+)
+
+CATEGORIES: frozenset[str] = frozenset(rule.category for rule in SENSITIVE)
+
+_TOKEN_SPLIT = re.compile(r"[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def normalize_path(path: str) -> str:
+    """Repo-relative, `/`-separated, without leading `./` or `/` or empty segments."""
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(p for p in parts if p not in ("", "."))
+
+
+def _name_tokens(name: str, *, is_file: bool) -> set[str]:
+    """Lower-case word tokens of one path segment (a file loses its extension)."""
+    stem = name.lstrip(".")
+    if is_file and "." in stem:
+        stem = stem.rsplit(".", 1)[0]
+    return {t.lower() for t in _TOKEN_SPLIT.split(stem) if t}
+
+
+def _is_doc(name: str) -> bool:
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in DOC_SUFFIXES
+
+
+def _match_pattern(pattern: str, segments: Sequence[str]) -> bool:
+    """Whether lower-cased `segments` match one table pattern (see module doc)."""
+    pat = pattern.lower()
+    if pat.startswith("/"):
+        return segments[0] == pat.strip("/")
+    if pat.endswith("/"):
+        want = pat.rstrip("/").split("/")
+        n = len(want)
+        return any(list(segments[i : i + n]) == want for i in range(len(segments) - n + 1))
+    return fnmatchcase(segments[-1], pat)
+
+
+def _match_words(words: Sequence[str], segments: Sequence[str]) -> str | None:
+    """The first word found as a token of any segment; None for doc files."""
+    *dirs, name = segments
+    if not words or _is_doc(name):
+        return None
+    tokens = set().union(*(_name_tokens(s, is_file=False) for s in dirs), _name_tokens(name, is_file=True))
+    return next((w for w in words if w in tokens), None)
+
+
+def _match_rule(rule: SensitiveRule, segments: Sequence[str], cased: Sequence[str]) -> str | None:
+    """The pattern (or word) of `rule` that matches, or None."""
+    for pattern in rule.patterns:
+        if _match_pattern(pattern, segments):
+            return pattern
+    # Words are tokenised from the original case so camelCase boundaries survive.
+    word = _match_words(rule.words, cased)
+    return f"{word} (name token)" if word else None
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_matcher(glob: str) -> PathMatcher:
+    """One manifest glob, lower-cased, with the same anchoring as allowed_paths."""
+    return PathMatcher([glob.strip().lower().lstrip("/")])
+
+
+def _match_globs(globs: Sequence[str], path: str) -> str | None:
+    """The first manifest glob that matches `path` (lower-cased), or None."""
+    return next((g for g in globs if g.strip() and _glob_matcher(g)(path)), None)
+
+
+def classify(
+    path: str,
+    *,
+    extra_globs: Sequence[str] = (),
+    exempt: frozenset[str] = frozenset(),
+    manifest_path: str | None = None,
+) -> SensitiveHit | None:
+    """Why `path` is a blast-radius path, or None if it is not one.
+
+    Built-in categories named in `exempt` are skipped; `extra_globs` (category
+    `manifest`) always apply. Raises ValueError for an unknown exempt name.
+    """
+    unknown = exempt - CATEGORIES
+    if unknown:
+        raise ValueError(f"unknown sensitive category: {', '.join(sorted(unknown))}")
+    norm = normalize_path(path)
+    if not norm:
+        return None
+    # Windows drops trailing dots and spaces, so `Makefile.` there is `Makefile`.
+    cased = [s.rstrip(". ") or s for s in norm.split("/")]
+    segments = [s.lower() for s in cased]
+    if GATE_CONFIG not in exempt and manifest_path and normalize_path(manifest_path).lower() == norm.lower():
+        return SensitiveHit(GATE_CONFIG, "the job manifest itself", manifest_path)
+    for rule in SENSITIVE:
+        if rule.category in exempt:
+            continue
+        pattern = _match_rule(rule, segments, cased)
+        if pattern:
+            return SensitiveHit(rule.category, rule.reason, pattern)
+    glob = _match_globs(extra_globs, norm.lower())
+    if glob:
+        return SensitiveHit(MANIFEST_CATEGORY, "listed in the manifest's sensitive_globs", glob)
+    return None
