@@ -7,6 +7,7 @@ import fnmatch
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
@@ -48,6 +49,14 @@ def score_parser() -> argparse.ArgumentParser:
     p.add_argument("--shadow", action="store_true", help="report would-fail violations but exit 0")
     p.add_argument("--branches", nargs="+", action="extend", metavar="GLOB",
                    help="score only on branches matching GLOB (e.g. 'agent-*'); a detached HEAD is always scored")
+    p.add_argument("--manifest-sha256", metavar="HEX", help="refuse to score unless the manifest has this "
+                   "sha256 (also $SCORE_DIFF_MANIFEST_SHA256, or a <manifest>.sha256 file beside it)")
+    p.add_argument("--message-file", action="append", default=[], metavar="FILE",
+                   help="commit message carrying Blast-Radius trailers (repeatable)")
+    p.add_argument("--defer-justifications", action="store_true",
+                   help="leave sensitive-path justification to the commit-msg stage hook")
+    p.add_argument("commit_msg_file", nargs="?", metavar="COMMIT_MSG_FILE",
+                   help="the commit message file, as the commit-msg hook passes it")
     p.add_argument("--version", action="version", version=f"score-diff {__version__}")
     return p
 
@@ -88,8 +97,11 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
         if skipped is not None:
             stdout.write(f"score-diff: branch {skipped!r} does not match --branches; not scored\n")
             return 0
+        messages = tuple(args.message_file) + ((args.commit_msg_file,) if args.commit_msg_file else ())
         opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
-                       skip_test=args.skip_test, shadow=args.shadow, cwd=cwd)
+                       skip_test=args.skip_test, shadow=args.shadow, cwd=cwd,
+                       manifest_sha256=args.manifest_sha256, message_files=messages,
+                       defer_justifications=args.defer_justifications)
         result = score(opts, environ)
     except (ScoreDiffError, Exception, KeyboardInterrupt) as exc:
         result = could_not_score(exc, mode)
@@ -107,8 +119,64 @@ def run_demo(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) ->
     return demo(argv, environ, stdout)
 
 
+def _manifest_arg(prog: str, description: str, argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=f"score-diff {prog}", description=description)
+    p.add_argument("--manifest", help="job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json "
+                   "at the repository root)")
+    p.add_argument("--repo", default=".", help="repository (default: the current directory)")
+    return p.parse_args(argv)
+
+
+def _manifest_file(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
+    chosen = args.manifest or environ.get("SCORE_DIFF_MANIFEST")
+    if chosen:
+        return str(chosen)
+    from .git import Repository
+
+    return os.path.join(Repository(args.repo).root, "job_manifest.json")
+
+
+def run_check_manifest(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    """Validate a manifest and print its digest, for review."""
+    from .blast import pin_line
+    from .manifest import load_manifest
+
+    args = _manifest_arg("check-manifest", run_check_manifest.__doc__ or "", argv)
+    try:
+        path = _manifest_file(args, environ)
+        manifest = load_manifest(Path(path))
+    except ScoreDiffError as exc:
+        stdout.write(f"{exc.code}: {exc}\nRESULT: FAIL (could not score: {exc.code})\n")
+        return 2
+    for warning in manifest.warnings:
+        stdout.write(f"warning: {warning}\n")
+    stdout.write(f"manifest {path} is valid (job {manifest.job_id})\n")
+    stdout.write(pin_line(Path(path).read_bytes(), Path(path).name))
+    return 0
+
+
+def run_pin(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    """Validate a manifest and write <manifest>.sha256 beside it."""
+    from .blast import PIN_SUFFIX, pin_line
+    from .manifest import load_manifest
+
+    args = _manifest_arg("pin", run_pin.__doc__ or "", argv)
+    try:
+        path = Path(_manifest_file(args, environ))
+        load_manifest(path)
+        line = pin_line(path.read_bytes(), path.name)
+        Path(str(path) + PIN_SUFFIX).write_text(line, encoding="utf-8")
+    except (ScoreDiffError, OSError) as exc:
+        stdout.write(f"score-diff pin: {exc}\nRESULT: FAIL (could not score: manifest-invalid)\n")
+        return 2
+    stdout.write(f"wrote {path}{PIN_SUFFIX}: {line}")
+    return 0
+
+
 SUBCOMMANDS: dict[str, Callable[[Sequence[str], Mapping[str, str], TextIO], int]] = {
     "demo": run_demo,
+    "check-manifest": run_check_manifest,
+    "pin": run_pin,
 }
 
 

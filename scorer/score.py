@@ -8,10 +8,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, testrun
+from . import __version__, blast, testrun
 from .checks import CHECKS, Job, allowed_paths
 from .errors import GitError, ManifestError, ScoreDiffError
 from .git import Repository
@@ -45,6 +46,9 @@ class Options:
     skip_test: bool = False
     shadow: bool = False
     cwd: str = "."
+    manifest_sha256: str | None = None
+    message_files: tuple[str, ...] = ()
+    defer_justifications: bool = False
 
 
 def now_iso() -> str:
@@ -63,20 +67,51 @@ def manifest_location(opts: Options, root: str, environ: Mapping[str, str]) -> t
     return resolved, rel
 
 
-def read_manifest(repo: Repository, path: Path, rel: str | None, base: str | None) -> Manifest:
-    """From disk, except in --base mode for a manifest inside the repository: then from base."""
+def read_manifest(
+    repo: Repository, path: Path, rel: str | None, base: str | None, opts: Options, environ: Mapping[str, str]
+) -> Manifest:
+    """From disk, except in --base mode for a manifest inside the repository: then from base.
+
+    A pinned digest is checked against the raw bytes before anything is parsed.
+    """
     if base is not None and rel is not None:
         raw = repo.read_file(base, rel)
         if raw is None:
             raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
                                 "branch first (a job must not bring its own fence)")
-        return parse_manifest(raw, f"{rel} at base {base[:12]}")
+        source = f"{rel} at base {base[:12]}"
+        pin_file = partial(repo.read_file, base, rel + blast.PIN_SUFFIX)
+    else:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
+                                f"(pass --manifest or set SCORE_DIFF_MANIFEST)") from exc
+        source = str(path)
+        pin_file = partial(_read_optional, Path(str(path) + blast.PIN_SUFFIX))
+    expected = blast.expected_digest(opts.manifest_sha256, environ, pin_file, path.name + blast.PIN_SUFFIX)
+    blast.verify_pin(raw, expected, source)
+    return parse_manifest(raw, source)
+
+
+def _read_optional(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
     except OSError as exc:
-        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
-                            f"(pass --manifest or set SCORE_DIFF_MANIFEST)") from exc
-    return parse_manifest(raw, str(path))
+        raise ManifestError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[str]:
+    """Commit messages that may carry Blast-Radius trailers, oldest first."""
+    found = list(reversed(repo.commit_messages(ins.base, ins.head))) if ins.base and ins.head else []
+    for name in opts.message_files:
+        try:
+            found.append(Path(opts.cwd, name).read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise ScoreDiffError(f"cannot read message file {name}: {exc.strerror or exc}") from exc
+    return found
 
 
 def _drop_untracked_manifest(ins: Inspection, rel: str | None) -> tuple[Inspection, list[str]]:
@@ -133,18 +168,22 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     path, rel = manifest_location(opts, repo.root, environ)
     if opts.base is not None:
         base_sha = repo.resolve(opts.base)
-        pending = None
-        manifest = read_manifest(repo, path, rel, base_sha)
+        manifest = read_manifest(repo, path, rel, base_sha, opts, environ)
         ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None)
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
         pending = repo.start_worktree()  # git runs while the manifest is validated
-        manifest = read_manifest(repo, path, rel, None)
+        manifest = read_manifest(repo, path, rel, None, opts, environ)
         ins = pending()
     ins, notes = _drop_untracked_manifest(ins, rel) if ins.mode == "worktree" else (ins, [])
     job = Job(manifest, manifest_in_repo=rel)
-    violations = cap_per_code([v for check in CHECKS for v in check(ins, job)])
+    found = [v for check in CHECKS for v in check(ins, job)]
+    read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
+    blast_found, accepted = blast.check_blast_radius(
+        ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
+    )
+    violations = cap_per_code(found + blast_found)
     test = _test_outcome(opts, manifest, ins, violations, environ, repo.head)
     violations += _test_violations(test)
     shadow = opts.shadow or manifest.mode == "shadow"
@@ -154,7 +193,7 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
-        warnings=(*manifest.warnings, *notes), shadow=shadow, duration_s=clock() - started,
+        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow, duration_s=clock() - started,
         version=__version__, started_at=started_at,
     )
 
