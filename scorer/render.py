@@ -110,9 +110,18 @@ def _test_line(t: TestOutcome) -> str:
     return f"test: {t.status}" + (f" ({t.reason})" if t.reason else "")
 
 
+def binding_line(result: Result) -> str:
+    """What this verdict is bound to, so a PASS cannot be carried over to another commit."""
+    sha = (result.manifest_sha256 or "-")[:64]
+    return (f"bound to: manifest sha256 {sha}  base {result.base or '-'}  head {result.head or '-'}  "
+            f"changes sha256 {result.change_digest or '-'}")
+
+
 def render_text(result: Result) -> str:
     """The human report; the last line is always the verdict."""
     out = [f"score-diff {result.version}  job: {result.job_id or '-'}  mode: {result.mode}"]
+    if result.exit_code != 2:
+        out.append(binding_line(result))
     if result.changed:
         out.append(f"changed paths ({len(result.changed)}):")
         out.extend(_changed_rows(result))
@@ -131,7 +140,23 @@ def render_text(result: Result) -> str:
     return "\n".join(out) + "\n"
 
 
+def _lazy(module: str) -> Callable[[Result], str]:
+    """Import a format's module only when it is asked for: the hook path stays fast."""
+
+    def render(result: Result) -> str:
+        import importlib
+
+        func: Callable[[Result], str] = importlib.import_module(f"scorer.{module}").render
+        return func(result)
+
+    return render
+
+
 RENDERERS: dict[str, Callable[[Result], str]] = {
     "text": render_text,
     "json": render_json,
+    "sarif": _lazy("render_sarif"),
+    "github": _lazy("render_github"),
+    "junit": _lazy("render_junit"),
+    "markdown": _lazy("render_markdown"),
 }

@@ -1,0 +1,185 @@
+"""The GitHub Action and the CI examples parse, and call score-diff only with real flags."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+GITHUB_WORKFLOW = ROOT / "examples/github-workflow.yml"
+GITLAB_CI = ROOT / "examples/gitlab-ci.yml"
+CI_FILES = [ACTION, GITHUB_WORKFLOW, GITLAB_CI]
+
+# The CLI's options; to be replaced by the real parser's once the CLI lands.
+KNOWN_FLAGS = frozenset(
+    {
+        "--base",
+        "--head",
+        "--manifest",
+        "--repo",
+        "--format",
+        "--output",
+        "--skip-test",
+        "--branches",
+        "--shadow",
+        "--manifest-sha256",
+        "--message-file",
+        "--color",
+    }
+)
+# score-diff as a command: at the start of a line or after ; & | $( , possibly by path.
+INVOCATION = re.compile(r"(?:^|[;&|]|\$\()\s*\"?(?:[^\s\"]*/)?score-diff(?=[\"\s]|$)", re.M)
+INPUT_EXPR = re.compile(r"\$\{\{ inputs\.([\w-]+) \}\}")
+LONG_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def shell_scripts(node: object) -> Iterator[str]:
+    """Every `run:` script of GitHub steps and every `script:` entry of GitLab jobs."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "run" and isinstance(value, str):
+                yield value
+            elif key in ("script", "before_script", "after_script") and isinstance(value, list):
+                yield from (v for v in value if isinstance(v, str))
+            else:
+                yield from shell_scripts(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from shell_scripts(item)
+
+
+def invocations(path: Path) -> list[str]:
+    """Scripts that run score-diff, with backslash line continuations joined."""
+    scripts = (s.replace("\\\n", " ") for s in shell_scripts(load(path)))
+    return [s for s in scripts if INVOCATION.search(s)]
+
+
+@pytest.mark.parametrize("path", CI_FILES, ids=lambda p: p.name)
+def test_parses_as_yaml_mapping(path):
+    assert isinstance(load(path), dict)
+
+
+# The example workflow calls score-diff through the action, whose inputs are checked below.
+@pytest.mark.parametrize("path", [ACTION, GITLAB_CI], ids=lambda p: p.name)
+def test_score_diff_called_only_with_known_flags(path):
+    scripts = invocations(path)
+    assert scripts, "no score-diff invocation found"
+    unknown = {flag for s in scripts for flag in LONG_FLAG.findall(s)} - KNOWN_FLAGS
+    assert unknown == set()
+
+
+def test_invocation_pattern_is_not_fooled():
+    assert INVOCATION.search("score-diff --base x")
+    assert INVOCATION.search('rc=0\n"$RUNNER_TEMP/score-diff/bin/score-diff" "${args[@]}" || rc=$?')
+    assert not INVOCATION.search('pip install "score-diff @ git+https://x"')
+    assert not INVOCATION.search("mkdir -p score-diff-reports")
+
+
+def test_action_is_composite_with_inputs():
+    action = load(ACTION)
+    assert action["name"] and action["description"]
+    assert action["runs"]["using"] == "composite"
+    assert {"manifest", "formats", "upload-sarif"} <= set(action["inputs"])
+    assert action["inputs"]["manifest"]["default"] == "job_manifest.json"
+    assert action["inputs"]["upload-sarif"]["default"] == "true"
+    assert "fetch-depth 0" in action["description"]
+
+
+def _steps_using(steps: list[dict], prefix: str) -> list[dict]:
+    return [s for s in steps if str(s.get("uses", "")).startswith(prefix)]
+
+
+def test_action_installs_itself_and_uploads_sarif_always():
+    steps = load(ACTION)["runs"]["steps"]
+    assert _steps_using(steps, "actions/setup-python@")
+    assert any("${{ github.action_path }}" in s.get("run", "") for s in steps)
+    (upload,) = _steps_using(steps, "github/codeql-action/upload-sarif@v3")
+    assert upload["if"].startswith("always()")
+    (script,) = invocations(ACTION)
+    assert all(f in script for f in ("--format github", "--format sarif --output", "--format text"))
+    # Composite steps need an explicit shell.
+    assert all(s.get("shell") == "bash" for s in steps if "run" in s)
+
+
+def test_action_never_pastes_inputs_into_shell():
+    for script in shell_scripts(load(ACTION)):
+        assert "${{ inputs." not in script
+
+
+def test_github_workflow_scores_agent_pull_requests():
+    workflow = load(GITHUB_WORKFLOW)
+    on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "pull_request" in on
+    assert workflow["permissions"] == {"contents": "read", "security-events": "write"}
+    (job,) = workflow["jobs"].values()
+    assert job["if"] == "startsWith(github.head_ref, 'agent-')"
+    (checkout,) = _steps_using(job["steps"], "actions/checkout@")
+    assert checkout["with"]["fetch-depth"] == 0
+    assert checkout["with"]["persist-credentials"] is False
+    (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
+    assert set(step["with"]) <= set(load(ACTION)["inputs"])
+    assert invocations(GITHUB_WORKFLOW) == []  # only through the action
+
+
+def test_gitlab_job_scores_agent_merge_requests():
+    (job,) = load(GITLAB_CI).values()
+    assert str(job["variables"]["GIT_DEPTH"]) == "0"
+    assert job["artifacts"]["reports"]["junit"] == "score-diff-junit.xml"
+    assert job["artifacts"]["when"] == "always"
+    assert any("=~ /^agent-/" in rule["if"] for rule in job["rules"])
+    (script,) = invocations(GITLAB_CI)
+    assert '--base "$CI_MERGE_REQUEST_DIFF_BASE_SHA"' in script
+    assert "--format junit --output score-diff-junit.xml" in script
+
+
+def _run_score_step(tmp_path: Path, **inputs: str) -> tuple[int, list[str], str]:
+    """Run the action's scoring script with a stand-in score-diff; return rc, argv, outputs."""
+    (step,) = [s for s in load(ACTION)["runs"]["steps"] if s.get("id") == "score"]
+    fake = tmp_path / "score-diff/bin/score-diff"
+    fake.parent.mkdir(parents=True)
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$RUNNER_TEMP/argv"\nexit 1\n', encoding="utf-8")
+    fake.chmod(0o755)
+    defaults = {k: str(v.get("default", "")) for k, v in load(ACTION)["inputs"].items()}
+    env_inputs = {**defaults, "base": "b" * 40, **inputs}
+    env = {
+        "PATH": os.environ["PATH"],
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        **{name: env_inputs[INPUT_EXPR.fullmatch(expr).group(1)] for name, expr in step["env"].items()},
+    }
+    proc = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
+    argv_file = tmp_path / "argv"
+    argv = argv_file.read_text(encoding="utf-8").splitlines() if argv_file.exists() else []
+    return proc.returncode, argv, (tmp_path / "output").read_text(encoding="utf-8")
+
+
+def test_action_script_builds_the_command_line(tmp_path):
+    rc, argv, outputs = _run_score_step(
+        tmp_path, formats="junit  json", shadow="true", manifest="ci/my manifest.json", head="topic"
+    )
+    assert (rc, outputs) == (1, "exit-code=1\n")
+    out = "score-diff-reports"
+    assert argv == [
+        "--base", "b" * 40, "--manifest", "ci/my manifest.json", "--head", "topic", "--shadow",
+        "--format", "github", "--format", "sarif", "--output", f"{out}/score-diff.sarif",
+        "--format", "junit", "--output", f"{out}/score-diff.junit.xml",
+        "--format", "json", "--output", f"{out}/score-diff.json",
+        "--format", "text",
+    ]  # fmt: skip
+    assert (tmp_path / out).is_dir()
+
+
+def test_action_script_refuses_to_run_without_a_base(tmp_path):
+    rc, argv, outputs = _run_score_step(tmp_path, base="")
+    assert (rc, argv, outputs) == (2, [], "exit-code=2\n")
