@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from .commands import Progress, use_colour
 from .errors import ScoreDiffError
 from .model import Result
 from .render import RENDERERS
@@ -57,6 +58,8 @@ def score_parser() -> argparse.ArgumentParser:
                    help="leave sensitive-path justification to the commit-msg stage hook")
     p.add_argument("commit_msg_file", nargs="?", metavar="COMMIT_MSG_FILE",
                    help="the commit message file, as the commit-msg hook passes it")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--version", action="version", version=f"score-diff {__version__}")
     return p
 
@@ -73,16 +76,28 @@ def _branch_skipped(args: argparse.Namespace, cwd: str) -> str | None:
     return branch
 
 
-def emit(result: Result, outputs: Sequence[Sequence[str | None]], stdout: TextIO) -> None:
+def emit(
+    result: Result, outputs: Sequence[Sequence[str | None]], stdout: TextIO,
+    environ: Mapping[str, str] | None = None, colour: bool = False,
+) -> None:
     """Collect-then-render: formats with --output go to files, the rest to stdout."""
     to_terminal = [fmt for fmt, out in outputs if out is None] or ["text"]
     for fmt, out in outputs:
         if out is not None:
-            with open(out, "w", encoding="utf-8") as fh:
+            with open(out, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(RENDERERS[str(fmt)](result))
     for fmt in to_terminal:
-        stdout.write(RENDERERS[str(fmt)](result))
+        text = RENDERERS[str(fmt)](result)
+        if fmt == "text" and colour:
+            from .commands import colourise
+
+            text = colourise(text)
+        stdout.write(text)
     stdout.flush()
+    if environ is not None and any(fmt == "github" for fmt, _ in outputs):
+        from .render_github import append_step_summary
+
+        append_step_summary(result, environ)
 
 
 def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
@@ -92,6 +107,7 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
     outputs = getattr(args, "outputs", None) or [["text", None]]
     mode = "range" if args.base else "worktree"
     cwd = os.getcwd()
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         skipped = _branch_skipped(args, cwd)
         if skipped is not None:
@@ -101,12 +117,15 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
         opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
                        skip_test=args.skip_test, shadow=args.shadow, cwd=cwd,
                        manifest_sha256=args.manifest_sha256, message_files=messages,
-                       defer_justifications=args.defer_justifications)
+                       defer_justifications=args.defer_justifications, progress=progress)
         result = score(opts, environ)
     except (ScoreDiffError, Exception, KeyboardInterrupt) as exc:
         result = could_not_score(exc, mode)
+    finally:
+        if progress is not None:
+            progress.done()
     try:
-        emit(result, outputs, stdout)
+        emit(result, outputs, stdout, environ, use_colour(args.color, stdout, environ))
     except OSError as exc:
         sys.stderr.write(f"score-diff: could not write a report: {exc}\nRESULT: FAIL\n")
         return 2
@@ -177,7 +196,15 @@ SUBCOMMANDS: dict[str, Callable[[Sequence[str], Mapping[str, str], TextIO], int]
     "demo": run_demo,
     "check-manifest": run_check_manifest,
     "pin": run_pin,
+    "review": lambda argv, environ, out: _commands().run_review(argv, environ, out),
+    "verify-report": lambda argv, environ, out: _commands().run_verify_report(argv, environ, out),
 }
+
+
+def _commands() -> Any:
+    from . import commands
+
+    return commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:

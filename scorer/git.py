@@ -140,6 +140,13 @@ class Repository:
             return None
         return self.run("cat-file", "blob", fields[2].decode())
 
+    def display_diff(self, base: str, head: str) -> str:
+        """`git diff --stat` and the patch, for a person to read after a PASS."""
+        plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")
+        stat = self.run("diff", "--stat", *plain, base, head)
+        patch = self.run("diff", *plain, "--src-prefix=a/", "--dst-prefix=b/", base, head)
+        return (stat + b"\n" + patch).decode("utf-8", "replace")
+
     def commit_messages(self, base: str, head: str) -> list[str]:
         out = self.run("log", "--format=%B%x00", f"{base}..{head}", "--")
         return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]

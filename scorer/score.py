@@ -49,6 +49,7 @@ class Options:
     manifest_sha256: str | None = None
     message_files: tuple[str, ...] = ()
     defer_justifications: bool = False
+    progress: Callable[[float], None] | None = None  # ticks while the required test runs
 
 
 def now_iso() -> str:
@@ -149,7 +150,7 @@ def _test_outcome(
         return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
                            "commit to run the test there, or pass --skip-test")
     env = testrun.test_environment(environ, manifest.test_env)
-    return testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env)
+    return testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env, progress=opts.progress)
 
 
 def _test_violations(test: TestOutcome) -> list[Violation]:

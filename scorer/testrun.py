@@ -47,12 +47,30 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def _wait(
+    proc: subprocess.Popen[bytes], start: float, timeout_s: float, clock: Callable[[], float],
+    progress: Callable[[float], None] | None,
+) -> bytes:
+    """communicate() with the timeout, ticking `progress` each second after the first."""
+    if progress is None:
+        return proc.communicate(timeout=timeout_s)[0]
+    while True:
+        remaining = timeout_s - (clock() - start)
+        try:
+            return proc.communicate(timeout=max(0.0, min(1.0, remaining)))[0]
+        except subprocess.TimeoutExpired:
+            if clock() - start >= timeout_s:
+                raise
+            progress(clock() - start)
+
+
 def run_test(
     argv: Sequence[str],
     cwd: str,
     timeout_s: float,
     env: Mapping[str, str],
     clock: Callable[[], float] = time.monotonic,
+    progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
     """Run the test to completion or timeout; never raises for the test's own failure."""
     start = clock()
@@ -64,7 +82,7 @@ def run_test(
     except OSError as exc:
         return TestOutcome(TEST_FAILED, tuple(argv), None, 0.0, "", f"could not start: {exc.strerror or exc}")
     try:
-        out, _ = proc.communicate(timeout=timeout_s)
+        out = _wait(proc, start, timeout_s, clock, progress)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         out, _ = proc.communicate()
