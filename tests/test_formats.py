@@ -483,7 +483,7 @@ def example_result() -> Result:
 
 
 def test_docs_examples_are_exact_output():
-    docs = (ROOT / "docs/reports.md").read_text(encoding="utf-8")
+    docs = (ROOT / "README.md").read_text(encoding="utf-8")
     examples = {m.group(1): m.group(3) + "\n" for m in _EXAMPLE.finditer(docs)}
     assert sorted(examples) == ["github", "junit", "markdown", "sarif"]
     for fmt, shown in examples.items():
