@@ -11,28 +11,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from scorer.cli import score_parser
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 GITHUB_WORKFLOW = ROOT / "examples/github-workflow.yml"
 GITLAB_CI = ROOT / "examples/gitlab-ci.yml"
 CI_FILES = [ACTION, GITHUB_WORKFLOW, GITLAB_CI]
 
-# The CLI's options; to be replaced by the real parser's once the CLI lands.
+# The real parser's long options: a CI file may only use flags the CLI accepts.
 KNOWN_FLAGS = frozenset(
-    {
-        "--base",
-        "--head",
-        "--manifest",
-        "--repo",
-        "--format",
-        "--output",
-        "--skip-test",
-        "--branches",
-        "--shadow",
-        "--manifest-sha256",
-        "--message-file",
-        "--color",
-    }
+    opt for action in score_parser()._actions for opt in action.option_strings if opt.startswith("--")
 )
 # score-diff as a command: at the start of a line or after ; & | $( , possibly by path.
 INVOCATION = re.compile(r"(?:^|[;&|]|\$\()\s*\"?(?:[^\s\"]*/)?score-diff(?=[\"\s]|$)", re.M)
