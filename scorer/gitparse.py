@@ -145,13 +145,14 @@ class Pieces:
 
 def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
     """Each -U0 hunk of one patch section with its added lines."""
+    headers = list(_HUNK.finditer(patch, start, end))
+    stops = [m.start() for m in headers[1:]] + [end]
     found = []
-    for m in _HUNK.finditer(patch, start, end):
+    for m, stop in zip(headers, stops):
         old_start, old_n, new_start, new_n = m.groups()
         hunk = Hunk(int(old_start), int(old_n or 1), int(new_start), int(new_n or 1))
-        body = patch.find("\n", m.end(), end) + 1
-        nxt = _HUNK.search(patch, body, end)
-        found.append((hunk, _added_block(patch, body, nxt.start() if nxt else end, hunk.new_lines)))
+        body = patch.find("\n", m.end(), stop) + 1
+        found.append((hunk, _added_block(patch, body, stop, hunk.new_lines)))
     return found
 
 
@@ -222,8 +223,11 @@ def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
     """
     untracked: list[str] = []
     flagged: list[tuple[str, str]] = []
-    for m in re.finditer(rb"(?:^|(?<=\0))([^H\0]) ([^\0]*)", out):
-        tag, path = m.group(1).decode("ascii", "replace"), _decode_path(m.group(2))
+    # Nearly every entry is "H <path>": skip those without decoding them.
+    for entry in out.split(b"\0"):
+        if entry[:1] in (b"H", b""):
+            continue
+        tag, path = entry[:1].decode("ascii", "replace"), _decode_path(entry[2:])
         if tag == "?":
             untracked.append(path)
         else:
