@@ -126,8 +126,9 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
             progress.done()
     try:
         emit(result, outputs, stdout, environ, use_colour(args.color, stdout, environ))
-    except OSError as exc:
-        sys.stderr.write(f"score-diff: could not write a report: {exc}\nRESULT: FAIL\n")
+    except Exception as exc:  # a report that cannot be written is not a verdict anyone saw
+        stdout.write(f"score-diff: could not write a report: {exc}\n"
+                     "RESULT: FAIL (could not score: internal-error)\n")
         return 2
     return result.exit_code
 

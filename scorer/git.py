@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import stat
 import subprocess
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import gitparse, model
@@ -39,7 +39,7 @@ DIFF_ARGS = (
     "--raw", "--numstat", "-p", "-U0", "-z", "-M",
     "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--submodule=short",
     "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers", "--inter-hunk-context=0",
-    "--no-relative", "-O/dev/null",
+    "--no-relative", "-O/dev/null", "--no-abbrev",  # full object ids: blob sizes are looked up by them
 )
 # Environment that would bend git's answers, neutralised (GitPython cannot unset variables).
 _ENV_OVERRIDES = {
@@ -162,7 +162,12 @@ class Repository:
         git works while the caller imports and validates the manifest.
         """
         head = self.head()
-        diff = self.start("diff", head or self._empty_tree(), *DIFF_ARGS)
+        old = head or self._empty_tree()
+        diff = self.start("diff", old, *DIFF_ARGS)
+        # What `git commit` records is the index: a staged version that differs from the
+        # working tree (staged, then reverted on disk) would be committed unscored.
+        index_state = self.start("status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames",
+                                 "--ignore-submodules=dirty")
         listing = self.start("ls-files", "-z", "-v", "-c", "-o", "--exclude-per-directory=.gitignore")
         ignored = self.start("ls-files", "-z", "-o", "-i", "--directory", "--exclude-per-directory=.gitignore")
         filters = self.start("config", "-z", "--get-regexp", r"^filter\..*\.(clean|process)$")
@@ -176,6 +181,8 @@ class Repository:
             digest = hashlib.sha256(raw)
             changes += [self._untracked(p, pieces, digest) for p in untracked]
             anomalies = self._flag_anomalies(flagged)
+            unmerged = {path for tag, path in flagged if tag == "M"}
+            anomalies += _unscored_index(gitparse.partially_staged(self.finish(index_state)), unmerged)
             anomalies += _ignored_gitignores(gitparse.split_z(self.finish(ignored)))
             anomalies += _filter_drivers(self.finish(filters, ok=(0, 1)))
             return Inspection(
@@ -265,25 +272,43 @@ class Repository:
         if not flagged:
             return []
         paths = [p for _, p in flagged]
-        staged = self.run("ls-files", "-s", "-z", "--", *paths, literal=True)
-        index_sha = {}
-        for rec in staged.split(b"\0"):
+        index = {}
+        for rec in self.run("ls-files", "-s", "-z", "--", *paths, literal=True).split(b"\0"):
             if b"\t" in rec:
                 meta, name = rec.split(b"\t", 1)
-                index_sha[os.fsdecode(name)] = meta.split()[1].decode()
-        present = [p for p in paths if os.path.lexists(os.path.join(self.root, p))]
-        out = self.run("hash-object", "--no-filters", "--stdin-paths", stdin="\n".join(present).encode() + b"\n") \
-            if present else b""
-        actual = dict(zip(present, out.decode().split()))
+                mode, sha = meta.decode().split()[:2]
+                index[os.fsdecode(name)] = (mode, sha)
+        actual = self._on_disk(paths, index)
         problems = []
         for tag, path in flagged:
             flag = "skip-worktree" if tag == "S" else "assume-unchanged"
             if path not in actual and flag == "skip-worktree":
                 continue  # sparse checkout: absent on purpose
-            if actual.get(path) != index_sha.get(path):
+            if actual.get(path) != index.get(path):
                 problems.append(Violation("hidden-change", f"the index flag {flag} hides a change to this file "
                                           f"(clear it: git update-index --no-{flag} -- <path>)", path))
         return problems
+
+    def _on_disk(
+        self, paths: list[str], index: dict[str, tuple[str, str]]
+    ) -> dict[str, tuple[str, str | None]]:
+        """(mode, blob id) of each path present on disk, as git would record it, never following a symlink."""
+        modes = {p: st.st_mode for p in paths if (st := _lstat(os.path.join(self.root, p))) is not None}
+        # Hash only regular files: git would follow a symlink (to /dev/zero, and hang) or block on a FIFO.
+        regular = [p for p, mode in modes.items() if stat.S_ISREG(mode)]
+        out = self.run("hash-object", "--no-filters", "--stdin-paths",
+                       stdin=b"".join(_c_quoted(p) + b"\n" for p in regular)) if regular else b""
+        shas = out.decode().split()
+        found: dict[str, tuple[str, str | None]] = {
+            p: ("100755" if modes[p] & stat.S_IXUSR else "100644", sha)
+            for p, sha in zip(regular, shas, strict=True)
+        }
+        for p, mode in modes.items():
+            if stat.S_ISLNK(mode):
+                target = os.readlink(os.fsencode(os.path.join(self.root, p)))
+                found[p] = (gitparse.SYMLINK_MODE, _blob_id(target, index.get(p, ("", ""))[1]))
+            found.setdefault(p, (oct(mode), None))  # a directory, FIFO or device is never the indexed blob
+        return found
 
 
 class Untracked:
@@ -328,6 +353,32 @@ def read_worktree_file(root: str, path: str) -> bytes | None:
         return None
 
 
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _c_quoted(path: str) -> bytes:
+    """A path in git's C quoting, which `--stdin-paths` reads back exactly (newlines, a leading quote)."""
+    out = bytearray(b'"')
+    for byte in os.fsencode(path):
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
+
+
+def _blob_id(data: bytes, like: str) -> str:
+    """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
+    algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return algo(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 def _readlink(root: str, path: str) -> str | None:
     try:
         return os.readlink(os.path.join(root, path))
@@ -351,6 +402,16 @@ def _ignored_gitignores(ignored: list[str]) -> list[Violation]:
         Violation("hidden-change", "an untracked .gitignore that ignores itself hides the files it lists; "
                   "remove it or commit the ignore rule", path)
         for path in ignored if posixpath.basename(path.rstrip("/")) == ".gitignore"
+    ]
+
+
+def _unscored_index(both: list[str], unmerged: set[str]) -> list[Violation]:
+    """Paths whose staged version differs from the working tree: the commit would not be what was scored."""
+    return [
+        Violation("hidden-change", "the index holds a staged version that differs from the working tree, so "
+                  "git commit would record content that was not scored; stage it (git add) or unstage it "
+                  "(git restore --staged)", path)
+        for path in sorted(set(both) - unmerged)
     ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import accumulate
 from typing import NamedTuple
 
 from . import model
@@ -100,11 +101,15 @@ def parse_diff(out: bytes) -> DiffOutput:
     return DiffOutput(entries, stats, patch)
 
 
-def _section_bounds(patch: str, count: int) -> list[tuple[int, int]]:
+def _section_bounds(patch: str, entries: list[RawEntry]) -> list[tuple[int, int]]:
+    """(start, end) of each entry's patch; git splits a type change into a deletion and a creation."""
     starts = [m.start() for m in re.finditer(r"^diff --git ", patch, re.M)]
-    if len(starts) != count:
-        raise GitError(f"git diff listed {count} paths but its patch has {len(starts)} sections")
-    return list(zip(starts, [*starts[1:], len(patch)]))
+    sizes = [2 if e.status == "T" else 1 for e in entries]
+    if len(starts) != sum(sizes):
+        raise GitError(f"git diff listed {len(entries)} paths but its patch has {len(starts)} sections")
+    ends = [*starts[1:], len(patch)]
+    firsts = accumulate(sizes, initial=0)
+    return [(starts[i], ends[i + n - 1]) for i, n in zip(firsts, sizes, strict=False)]  # firsts has one more
 
 
 def _added_block(patch: str, body: int, end: int, new_lines: int) -> str:
@@ -157,15 +162,19 @@ def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
 
 
 def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[tuple[int, int], str, int, int]]:
-    """From a `--text` rerun: the sections that really are text (no NUL byte)."""
+    """From a `--text` rerun: the sections that really are text (no NUL byte).
+
+    Counts come from the hunks: numstat still says "-" for a `-diff` file under --text.
+    """
     if text_diff is None:
         return {}
-    bounds = _section_bounds(text_diff.patch, len(text_diff.entries))
-    return {
-        e.path: (s, text_diff.patch, a, b)
-        for e, s, (a, b) in zip(text_diff.entries, text_diff.stats, bounds)
-        if s is not None and "\0" not in text_diff.patch[a:b]
-    }
+    patch = text_diff.patch
+    found = {}
+    for e, (a, b) in zip(text_diff.entries, _section_bounds(patch, text_diff.entries), strict=True):
+        hunks = [h for h, _ in _hunks(patch, a, b)]
+        if hunks and "\0" not in patch[a:b]:
+            found[e.path] = ((sum(h.new_lines for h in hunks), sum(h.old_lines for h in hunks)), patch, a, b)
+    return found
 
 
 def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = None) -> list[ChangedPath]:
@@ -174,7 +183,7 @@ def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = 
     `text_diff` is a `--text` rerun for entries git called binary: where that shows
     plain text, attributes were hiding the lines, and the text version is scored.
     """
-    bounds = _section_bounds(diff.patch, len(diff.entries))
+    bounds = _section_bounds(diff.patch, diff.entries)
     textual = _text_sections(text_diff)
     changes = []
     for entry, stat, (start, end) in zip(diff.entries, diff.stats, bounds):
@@ -233,3 +242,12 @@ def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
         else:
             flagged.append((tag, path))
     return untracked, flagged
+
+
+def partially_staged(out: bytes) -> list[str]:
+    """`status --porcelain=v2 -z`: paths changed both in the index and, differently, on disk."""
+    found = []
+    for entry in out.split(b"\0"):
+        if entry[:2] == b"1 " and b"." not in entry[2:4]:
+            found.append(_decode_path(entry.split(b" ", 8)[8]))
+    return found

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 
 import pathspec
 
 _GLOB_CHARS = re.compile(r"[*?\[\\]")
+_STARS = re.compile(r"\*{2,}")
+_POSIX_CLASS = re.compile(r"\[:(alnum|alpha|blank|cntrl|digit|graph|lower|print|punct|space|upper|xdigit):\]")
 
 
 class GlobError(ValueError):
@@ -28,6 +31,10 @@ def normalise_entry(entry: str) -> str:
         raise GlobError("is empty")
     if text.startswith("/") or re.match(r"^[A-Za-z]:/", text):
         raise GlobError("is an absolute path; entries are relative to the repository root")
+    if "\n" in text or "\0" in text:
+        raise GlobError("contains a newline or NUL, which no .gitignore line can hold")
+    if text.endswith(" "):
+        raise GlobError("ends with a space, which .gitignore would drop; remove it")
     if text.startswith("!"):
         raise GlobError("is a negation; allowlists and denylists do not take '!' entries")
     trailing = text.endswith("/")
@@ -48,6 +55,19 @@ def is_glob(entry: str) -> bool:
     return bool(_GLOB_CHARS.search(entry))
 
 
+def _wildmatch_form(text: str) -> str:
+    """The path or entry as git's wildmatch sees it, spelt so pathspec's regexes agree.
+
+    wildmatch works on bytes (`?` is one byte, a class holds bytes), so each UTF-8
+    byte becomes one character. A newline is an ordinary byte to git, but Python's
+    `.` does not match it and `$` matches before it; NUL (never in a path or an
+    entry) stands in for it.
+    """
+    if not text.isascii():
+        text = text.encode("utf-8", "surrogateescape").decode("latin-1")
+    return text.replace("\n", "\0")
+
+
 def _parent_dirs(path: str) -> Iterable[str]:
     """'a/b/c' -> 'a/', 'a/b/': the directories git would test before the file."""
     idx = path.find("/")
@@ -64,7 +84,7 @@ class PathMatcher:
         literal = [e for e in entries if not is_glob(e)]
         self._files = frozenset(e for e in literal if not e.endswith("/"))
         self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal)
-        globs = ["/" + e for e in entries if is_glob(e)]
+        globs = ["/" + _wildmatch_form(e) for e in entries if is_glob(e)]
         self._spec = pathspec.PathSpec.from_lines("gitignore", globs) if globs else None
 
     def __call__(self, path: str) -> bool:
@@ -75,14 +95,45 @@ class PathMatcher:
             return True
         if self._spec is None:
             return False
-        spec = self._spec
-        return spec.match_file(path) or any(spec.match_file(d) for d in parents)
+        spec, path = self._spec, _wildmatch_form(path)
+        return spec.match_file(path) or any(spec.match_file(d) for d in _parent_dirs(path))
+
+
+def _unclosed_bracket(entry: str) -> bool:
+    """git never matches a pattern with an unclosed '['; pathspec would read it literally."""
+    start = entry.find("[")
+    while start != -1:
+        first = start + 1 + (entry[start + 1 : start + 2] in ("!", "^"))
+        first += entry[first : first + 1] == "]"  # a ']' first in a class is literal
+        close = entry.find("]", first)
+        if close == -1:
+            return True
+        start = entry.find("[", close + 1)
+    return False
+
+
+def _loose_stars(entry: str) -> bool:
+    """'**' that is not a whole segment: git's prefix matching makes 'a**/b' cross directories."""
+    for m in _STARS.finditer(entry):
+        whole = entry[m.start() - 1 : m.start()] in ("", "/") and entry[m.end() : m.end() + 1] in ("", "/")
+        if m.group() != "**" or not whole:
+            return True
+    return False
 
 
 def compile_entry(entry: str) -> None:
-    """Raise GlobError if the entry is not a pattern pathspec can compile."""
+    """Raise GlobError unless pathspec compiles the entry and reads it the way git does."""
+    if _POSIX_CLASS.search(entry):
+        raise GlobError("uses a POSIX character class such as [:digit:]; spell it out, e.g. [0-9]")
+    if _unclosed_bracket(entry):
+        raise GlobError("has a '[' without a closing ']', which git never matches")
+    if _loose_stars(entry):
+        raise GlobError("has '**' (or more stars) that is not a whole segment ('**/x', 'a/**/b'), which git "
+                        "reads differently; use '*' within a segment")
     try:
-        pathspec.PathSpec.from_lines("gitignore", ["/" + entry])
+        with warnings.catch_warnings():  # the same answer whatever the interpreter's warning filters
+            warnings.simplefilter("error")
+            pathspec.PathSpec.from_lines("gitignore", ["/" + _wildmatch_form(entry)])
     except Exception as exc:  # pathspec raises several types for bad patterns
         raise GlobError(f"is not a valid glob ({exc})") from exc
 

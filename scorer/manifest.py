@@ -68,6 +68,11 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
+def _no_constants(name: str) -> Any:
+    # json.loads accepts NaN and Infinity, which are not JSON; NaN passes every numeric bound.
+    raise ManifestError(f"{name} is not valid JSON")
+
+
 def _schema_message(error: Any, known: list[str]) -> str:
     where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
     if error.validator == "additionalProperties":
@@ -120,7 +125,8 @@ def _check_patterns(patterns: list[str]) -> list[str]:
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem."""
     try:
-        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys)
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys,
+                          parse_constant=_no_constants)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{source}: not valid JSON ({exc})") from exc
     except ManifestError as exc:

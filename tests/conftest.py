@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ _LEAKY_ENV = (
     "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER",
-    "SCORE_DIFF_MANIFEST", "PRE_COMMIT", "SCORE_SNEAKY",
+    "SCORE_DIFF_MANIFEST", "SCORE_DIFF_MANIFEST_SHA256", "PRE_COMMIT", "SCORE_SNEAKY", "GITHUB_STEP_SUMMARY",
 )
 
 
@@ -90,7 +89,9 @@ class GitRepo:
         self.git("init", "-q", "-b", "main")
         self.manifest_path = self.write_manifest()
 
-    def git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def git(
+        self, *args: str, check: bool = True, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
             ["git", *args], cwd=cwd or self.root, capture_output=True, text=True, errors="replace",
             stdin=subprocess.DEVNULL,
@@ -128,7 +129,9 @@ class GitRepo:
 
     def write_manifest(self, path: Path | None = None, **fields: Any) -> Path:
         """A manifest (outside the repository unless `path` says otherwise); the fields override defaults."""
-        data: dict[str, Any] = {"job_id": "test-job", "allowed_paths": ["allowed/**"], "required_test": PASSING_TEST}
+        data: dict[str, Any] = {
+            "job_id": "test-job", "allowed_paths": ["allowed/**"], "required_test": PASSING_TEST,
+        }
         data.update(fields)
         target = path or self.scratch / "manifest.json"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -139,12 +142,13 @@ class GitRepo:
         self.manifest_path = self.write_manifest(**fields)
         return self.manifest_path
 
-    def score(self, *args: str, skip_test: bool = True, manifest: Path | None = None) -> Outcome:
+    def score(self, *args: str, skip_test: bool = True, manifest: Path | None = None,
+              repo_arg: str | None = None) -> Outcome:
         """Run `score-diff` in-process, JSON to a file and text to stdout, in one run."""
         report = self.scratch / "report.json"
         if report.exists():
             report.unlink()
-        argv = ["--repo", str(self.root), "--manifest", str(manifest or self.manifest_path),
+        argv = ["--repo", repo_arg or str(self.root), "--manifest", str(manifest or self.manifest_path),
                 "--format", "json", "--output", str(report), "--format", "text", *args]
         if skip_test:
             argv.append("--skip-test")
@@ -166,13 +170,3 @@ def committed(repo: GitRepo) -> GitRepo:
     repo.write("README.txt", "hello\n")
     repo.commit("initial")
     return repo
-
-
-@contextlib.contextmanager
-def chdir(path: Path) -> Iterator[None]:
-    old = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
