@@ -85,18 +85,31 @@ class PathMatcher:
         self._files = frozenset(e for e in literal if not e.endswith("/"))
         self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal)
         globs = ["/" + _wildmatch_form(e) for e in entries if is_glob(e)]
-        self._spec = pathspec.PathSpec.from_lines("gitignore", globs) if globs else None
+        self._regex = _combined(globs) if globs else None
+        self._seen: dict[str, bool] = {}  # the same path is asked about by several checks
 
     def __call__(self, path: str) -> bool:
+        known = self._seen.get(path)
+        if known is None:
+            known = self._seen[path] = self._match(path)
+        return known
+
+    def _match(self, path: str) -> bool:
         if path in self._files:
             return True
-        parents = list(_parent_dirs(path))
-        if any(d in self._dirs for d in parents):
+        if any(d in self._dirs for d in _parent_dirs(path)):
             return True
-        if self._spec is None:
+        if self._regex is None:
             return False
-        spec, path = self._spec, _wildmatch_form(path)
-        return spec.match_file(path) or any(spec.match_file(d) for d in _parent_dirs(path))
+        search, path = self._regex.search, _wildmatch_form(path)
+        return search(path) is not None or any(search(d) is not None for d in _parent_dirs(path))
+
+
+def _combined(globs: Sequence[str]) -> re.Pattern[str]:
+    """pathspec's gitignore regexes for every glob, as one alternation: one search per path."""
+    spec = pathspec.PathSpec.from_lines("gitignore", globs)
+    parts = [f"(?:{p.regex.pattern})" for p in spec.patterns if p.include and p.regex is not None]
+    return re.compile("|".join(parts) or "(?!)")
 
 
 def _unclosed_bracket(entry: str) -> bool:
