@@ -9,7 +9,8 @@ import os
 import posixpath
 import stat
 import subprocess
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import gitparse, model
@@ -36,7 +37,7 @@ if os.name == "posix":
 PINNED_ARGS = tuple(arg for key, value in _PINNED.items() for arg in ("-c", f"{key}={value}"))
 
 DIFF_ARGS = (
-    "--raw", "--numstat", "-p", "-U0", "-z", "-M",
+    "--raw", "-p", "-U0", "-z", "-M",
     "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--submodule=short",
     "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers", "--inter-hunk-context=0",
     "--no-relative", "-O/dev/null", "--no-abbrev",  # full object ids: blob sizes are looked up by them
@@ -91,11 +92,21 @@ class Repository:
         """Wait for a started git call; raise GitError with its message unless it exited ok."""
         proc = handle.proc
         out, err = proc.communicate(stdin)
-        if proc.returncode not in ok:
-            cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
-            message = err.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+        _check(proc, err, ok)
         return bytes(out)
+
+    def stream(self, handle: Any, seen: Callable[[bytes], object]) -> Iterator[bytes]:
+        """A started git call's output as it is written; stderr drains on a thread so git never blocks."""
+        proc = handle.proc
+        errors: list[bytes] = []
+        drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
+        drain.start()
+        while chunk := proc.stdout.read1(1 << 20):
+            seen(chunk)
+            yield chunk
+        proc.wait()
+        drain.join()
+        _check(proc, b"".join(errors), (0,))
 
     def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
         return self.finish(self.start(*args, stdin=stdin is not None, literal=literal), stdin, ok)
@@ -174,11 +185,10 @@ class Repository:
         branch = self.branch()
 
         def finish() -> Inspection:
-            raw = self.finish(diff)
-            pieces = gitparse.Pieces()
-            changes = [self._with_worktree_facts(c) for c in self._changes(raw, head, None, pieces)]
+            pieces, digest = gitparse.Pieces(), hashlib.sha256()
+            found, _ = self._changes(diff, head, None, pieces, digest)
+            changes = [self._with_worktree_facts(c) for c in found]
             untracked, flagged = gitparse.parse_ls_files_v(self.finish(listing))
-            digest = hashlib.sha256(raw)
             changes += [self._untracked(p, pieces, digest) for p in untracked]
             anomalies = self._flag_anomalies(flagged)
             unmerged = {path for tag, path in flagged if tag == "M"}
@@ -197,26 +207,36 @@ class Repository:
         """The commits from the merge-base of base and head to head."""
         head_sha = self.resolve(head or "HEAD")
         base_sha = self.merge_base(self.resolve(base), head_sha)
-        raw = self.run("diff", base_sha, head_sha, *DIFF_ARGS)
-        pieces = gitparse.Pieces()
-        changes = self._changes(raw, base_sha, head_sha, pieces)
+        pieces, digest = gitparse.Pieces(), hashlib.sha256()
+        changes, entries = self._changes(self.start("diff", base_sha, head_sha, *DIFF_ARGS), base_sha, head_sha,
+                                         pieces, digest)
         if need_sizes:
-            changes = self._with_blob_sizes(changes, raw)
+            changes = self._with_blob_sizes(changes, entries)
         return Inspection(
             mode="range", repo_root=self.root, head=head_sha, base=base_sha, branch=self.branch(),
-            changed=tuple(changes), added=pieces.build(), change_digest=hashlib.sha256(raw).hexdigest(),
+            changed=tuple(changes), added=pieces.build(), change_digest=digest.hexdigest(),
         )
 
-    def _changes(self, raw: bytes, old: str | None, new: str | None, pieces: gitparse.Pieces) -> list[ChangedPath]:
-        parsed = gitparse.parse_diff(raw)
-        suspect = [e for e, s in zip(parsed.entries, parsed.stats) if s is None and _plain_file(e)]
-        if not suspect:
-            return gitparse.to_changes(parsed, pieces)
-        # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
-        paths = sorted({p for e in suspect for p in (e.path, e.old_path) if p})
-        revs = [old or self._empty_tree()] + ([new] if new else [])
-        text = gitparse.parse_diff(self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True))
-        return gitparse.to_changes(parsed, pieces, text)
+    def _changes(
+        self, diff: Any, old: str | None, new: str | None, pieces: gitparse.Pieces, digest: Any
+    ) -> tuple[list[ChangedPath], list[gitparse.RawEntry]]:
+        """Parse the started diff as it streams; then look again at what git called binary."""
+        changes: list[ChangedPath] = []
+        entries: list[gitparse.RawEntry] = []
+        for part in gitparse.stream_diff(self.stream(diff, digest.update)):
+            changes += gitparse.to_changes(part, pieces)
+            entries += part.entries
+        suspect = [i for i, (e, c) in enumerate(zip(entries, changes)) if c.binary and _plain_file(e)]
+        if suspect:
+            # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
+            subset = [entries[i] for i in suspect]
+            paths = sorted({p for e in subset for p in (e.path, e.old_path) if p})
+            revs = [old or self._empty_tree()] + ([new] if new else [])
+            text = gitparse.parse_diff(self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True))
+            binary_only = gitparse.DiffOutput(subset, "", [(0, 0)] * len(subset), [True] * len(subset))
+            for i, change in zip(suspect, gitparse.to_changes(binary_only, pieces, text)):
+                changes[i] = change
+        return changes, entries
 
     def _with_worktree_facts(self, change: ChangedPath) -> ChangedPath:
         if change.status == model.DELETED:
@@ -228,8 +248,7 @@ class Repository:
         target = _readlink(self.root, change.path) if change.symlink else None
         return _replace(change, size=st.st_size, symlink_target=target)
 
-    def _with_blob_sizes(self, changes: list[ChangedPath], raw: bytes) -> list[ChangedPath]:
-        entries = gitparse.parse_diff(raw).entries
+    def _with_blob_sizes(self, changes: list[ChangedPath], entries: list[gitparse.RawEntry]) -> list[ChangedPath]:
         shas = [e.new_sha for e in entries]
         wanted = [s for s in shas if set(s) != {"0"}]
         if not wanted:
@@ -351,6 +370,13 @@ def read_worktree_file(root: str, path: str) -> bytes | None:
             return fh.read()
     except OSError:
         return None
+
+
+def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:
+    if proc.returncode not in ok:
+        cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
 
 
 def _lstat(path: str) -> os.stat_result | None:

@@ -1,16 +1,19 @@
 """Parsers for the git output formats score-diff asks for. Pure functions, no git calls.
 
-The one diff call is `git diff --raw --numstat -p -U0 -z`: NUL-separated raw
-records, then NUL-separated numstat records, then a NUL, then the patch. Paths are
-taken only from the NUL-separated records; patch sections are matched to them by
-order (git emits all three from the same queue), never by parsing quoted headers.
+The one diff call is `git diff --raw -p -U0 -z`: NUL-separated raw records, then a
+NUL, then the patch. Paths are taken only from the NUL-separated records; patch
+sections are matched to them by order (git emits both from the same queue), never by
+parsing quoted headers. Line counts come from the -U0 hunk headers, which is what
+`--numstat` would say, without making git compute every file's diff twice.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from itertools import accumulate
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from . import model
@@ -30,6 +33,7 @@ _STATUS = {
 }
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _NO_NEWLINE = "\\ No newline at end of file\n"
+_BINARY = re.compile(r"^Binary files .* differ$", re.M)  # a content line always starts with +, - or space
 
 
 class RawEntry(NamedTuple):
@@ -44,8 +48,9 @@ class RawEntry(NamedTuple):
 
 class DiffOutput(NamedTuple):
     entries: list[RawEntry]
-    stats: list[tuple[int, int] | None]  # None for binary
     patch: str
+    bounds: list[tuple[int, int]]  # each entry's (start, end) in patch
+    binary: list[bool]  # git said "Binary files ... differ"
 
 
 def _decode_path(raw: bytes) -> str:
@@ -72,33 +77,98 @@ def _parse_raw(out: bytes, pos: int) -> tuple[list[RawEntry], int]:
     return entries, pos
 
 
-def _parse_numstat(out: bytes, pos: int, count: int) -> tuple[list[tuple[int, int] | None], int]:
-    stats: list[tuple[int, int] | None] = []
+def _skip_numstat(out: bytes, pos: int, count: int) -> int:
+    """Tolerate `--numstat` records (older callers and tests pass them); their counts are not needed."""
     for _ in range(count):
-        tab1 = out.index(b"\t", pos)
-        tab2 = out.index(b"\t", tab1 + 1)
-        added_b, removed_b = out[pos:tab1], out[tab1 + 1 : tab2]
-        pos = tab2 + 1
+        if not out[pos : pos + 1].isdigit() and out[pos : pos + 1] != b"-":
+            return pos
+        pos = out.index(b"\t", out.index(b"\t", pos) + 1) + 1
         if out[pos : pos + 1] == b"\0":  # rename/copy: "\0old\0new\0"
             _, pos = _take(out, pos + 1)
-            _, pos = _take(out, pos)
-        else:
-            _, pos = _take(out, pos)
-        stats.append(None if added_b == b"-" else (int(added_b), int(removed_b)))
-    return stats, pos
+        _, pos = _take(out, pos)
+    return pos
 
 
 def parse_diff(out: bytes) -> DiffOutput:
-    """Split the combined raw/numstat/patch output; raise GitError if it does not parse."""
+    """Split the raw records from the patch; raise GitError if it does not parse."""
     try:
         entries, pos = _parse_raw(out, 0)
-        stats, pos = _parse_numstat(out, pos, len(entries))
+        pos = _skip_numstat(out, pos, len(entries))
     except (ValueError, IndexError) as exc:
         raise GitError(f"could not parse git diff output ({exc})") from exc
     if out[pos : pos + 1] == b"\0":
         pos += 1
-    patch = out[pos:].decode("utf-8", errors="replace")
-    return DiffOutput(entries, stats, patch)
+    return _part(entries, out[pos:])
+
+
+def stream_diff(chunks: Iterable[bytes]) -> Iterator[DiffOutput]:
+    """Parse `git diff --raw -p -z` while git is still writing it, a run of whole sections at a time.
+
+    git computes the next files' diffs on one core while Python parses the last ones on
+    the other. Each yielded DiffOutput covers consecutive entries; together they cover all.
+    """
+    it = iter(chunks)
+    head = bytearray()
+    while (end := head.find(b"\0\0")) < 0:
+        chunk = next(it, None)
+        if chunk is None:
+            yield from _last_parts(bytes(head))
+            return
+        head += chunk
+    try:
+        entries, pos = _parse_raw(bytes(head[: end + 1]), 0)
+    except (ValueError, IndexError) as exc:
+        raise GitError(f"could not parse git diff output ({exc})") from exc
+    yield from _sections_as_they_come(entries, bytes(head[end + 2 :]), it)
+
+
+def _last_parts(out: bytes) -> Iterator[DiffOutput]:
+    """Output with no patch (no changes, or only raw records): parse it whole."""
+    if out.strip(b"\0"):
+        yield parse_diff(out)
+
+
+_BATCH = 1 << 20
+_SECTION = re.compile(rb"^diff --git ", re.M)
+
+
+def _sections_as_they_come(entries: list[RawEntry], pending: bytes, it: Iterator[bytes]) -> Iterator[DiffOutput]:
+    done = 0
+    for chunk in it:
+        pending += chunk
+        if len(pending) < _BATCH:
+            continue
+        starts = [m.start() for m in _SECTION.finditer(pending)]
+        used, sections = _whole(entries, done, len(starts) - 1)  # the last section may still grow
+        if used:
+            cut = starts[sections]
+            yield _part(entries[done : done + used], pending[:cut])
+            pending, done = pending[cut:], done + used
+    yield _part(entries[done:], pending)  # checks that the sections left are exactly the entries left
+
+
+def _whole(entries: list[RawEntry], done: int, available: int) -> tuple[int, int]:
+    """How many entries (and sections) `available` complete sections hold; a type change takes two."""
+    used = sections = 0
+    while done + used < len(entries):
+        need = 2 if entries[done + used].status == "T" else 1
+        if sections + need > available:
+            break
+        sections += need
+        used += 1
+    return used, sections
+
+
+def _part(entries: list[RawEntry], raw_patch: bytes) -> DiffOutput:
+    patch = raw_patch.decode("utf-8", errors="replace")
+    bounds = _section_bounds(patch, entries)
+    marks = [m.start() for m in _BINARY.finditer(patch)]
+    return DiffOutput(entries, patch, bounds, [_any_between(marks, a, b) for a, b in bounds])
+
+
+def _any_between(marks: list[int], start: int, end: int) -> bool:
+    i = bisect.bisect_left(marks, start)
+    return i < len(marks) and marks[i] < end
 
 
 def _section_bounds(patch: str, entries: list[RawEntry]) -> list[tuple[int, int]]:
@@ -161,20 +231,20 @@ def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
     return found
 
 
-def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[tuple[int, int], str, int, int]]:
-    """From a `--text` rerun: the sections that really are text (no NUL byte).
+def _stat(found: list[tuple[Hunk, str]]) -> tuple[int, int]:
+    return sum(h.new_lines for h, _ in found), sum(h.old_lines for h, _ in found)
 
-    Counts come from the hunks: numstat still says "-" for a `-diff` file under --text.
-    """
+
+def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[str, int, int]]:
+    """From a `--text` rerun: the sections that really are text (no NUL byte)."""
     if text_diff is None:
         return {}
     patch = text_diff.patch
-    found = {}
-    for e, (a, b) in zip(text_diff.entries, _section_bounds(patch, text_diff.entries), strict=True):
-        hunks = [h for h, _ in _hunks(patch, a, b)]
-        if hunks and "\0" not in patch[a:b]:
-            found[e.path] = ((sum(h.new_lines for h in hunks), sum(h.old_lines for h in hunks)), patch, a, b)
-    return found
+    return {
+        e.path: (patch, a, b)
+        for e, (a, b), binary in zip(text_diff.entries, text_diff.bounds, text_diff.binary, strict=True)
+        if not binary and _HUNK.search(patch, a, b) and "\0" not in patch[a:b]
+    }
 
 
 def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = None) -> list[ChangedPath]:
@@ -183,17 +253,17 @@ def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = 
     `text_diff` is a `--text` rerun for entries git called binary: where that shows
     plain text, attributes were hiding the lines, and the text version is scored.
     """
-    bounds = _section_bounds(diff.patch, diff.entries)
     textual = _text_sections(text_diff)
     changes = []
-    for entry, stat, (start, end) in zip(diff.entries, diff.stats, bounds):
+    for entry, (start, end), binary in zip(diff.entries, diff.bounds, diff.binary, strict=True):
         patch = diff.patch
-        if stat is None and entry.path in textual:
-            stat, patch, start, end = textual[entry.path]
-        found = _hunks(patch, start, end) if stat is not None else []
+        if binary and entry.path in textual:
+            binary = False
+            patch, start, end = textual[entry.path]
+        found = [] if binary else _hunks(patch, start, end)
         for hunk, added in found:
             pieces.add(entry.path, hunk.new_start, added)
-        changes.append(_changed_path(entry, stat, found))
+        changes.append(_changed_path(entry, None if binary else _stat(found), found))
     return changes
 
 
