@@ -114,11 +114,27 @@ class Repository:
     # -- refs ----------------------------------------------------------------
     def head(self) -> str | None:
         """Commit id of HEAD, or None in a repository with no commits yet."""
+        try:  # GitPython reads the ref files itself: no process to start on every commit
+            from git.refs.symbolic import SymbolicReference
+
+            if self._repo.head.is_valid():
+                return str(SymbolicReference.dereference_recursive(self._repo, "HEAD"))
+        except Exception:  # noqa: S110 - ref formats GitPython cannot read: ask git
+            pass
         out = self.run("rev-parse", "--verify", "-q", "HEAD^{commit}", ok=(0, 1))
         return out.decode().strip() or None
 
     def branch(self) -> str | None:
         """Current branch name, or None when HEAD is detached."""
+        try:
+            head = self._repo.head
+            if head.is_detached:
+                return None
+            name = head.reference.path
+            if name.startswith("refs/heads/"):
+                return str(name[len("refs/heads/") :])
+        except Exception:  # noqa: S110 - ask git instead
+            pass
         out = self.run("symbolic-ref", "-q", "--short", "HEAD", ok=(0, 1))
         return out.decode("utf-8", "replace").strip() or None
 
