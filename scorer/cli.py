@@ -58,6 +58,8 @@ def score_parser() -> argparse.ArgumentParser:
                    help="leave sensitive-path justification to the commit-msg stage hook")
     p.add_argument("commit_msg_file", nargs="?", metavar="COMMIT_MSG_FILE",
                    help="the commit message file, as the commit-msg hook passes it")
+    p.add_argument("--log-db", metavar="PATH", help="decision log (default: <git dir>/score-diff/decisions.sqlite3)")
+    p.add_argument("--no-log", action="store_true", help="do not append this scoring to the decision log")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--version", action="version", version=f"score-diff {__version__}")
@@ -130,7 +132,27 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
         stdout.write(f"score-diff: could not write a report: {exc}\n"
                      "RESULT: FAIL (could not score: internal-error)\n")
         return 2
+    if not args.no_log:
+        log_decision(result, args.log_db, os.path.join(cwd, args.repo))
     return result.exit_code
+
+
+def log_decision(result: Result, log_db: str | None, repo: str) -> None:
+    """Append to the decision log; a log that cannot be written warns and never changes the verdict."""
+    from .decision_log import default_db_path, record
+
+    try:
+        if log_db:
+            path = Path(log_db)
+        else:
+            from .git import Repository
+
+            path = default_db_path(Path(Repository(repo).git_dir))
+        warning = record(path, result)
+    except Exception as exc:
+        warning = f"decision log not written: {exc}"
+    if warning:
+        sys.stderr.write(f"score-diff: warning: {warning}\n")
 
 
 def run_demo(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
@@ -193,10 +215,60 @@ def run_pin(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> 
     return 0
 
 
+def _log_args(prog: str, argv: Sequence[str], more: Callable[[argparse.ArgumentParser], None]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=f"score-diff {prog}")
+    p.add_argument("--log-db", metavar="PATH", help="decision log (default: <git dir>/score-diff/decisions.sqlite3)")
+    p.add_argument("--repo", default=".")
+    more(p)
+    return p.parse_args(argv)
+
+
+def _log_path(args: argparse.Namespace) -> Path:
+    from .decision_log import default_db_path
+    from .git import Repository
+
+    return Path(args.log_db) if args.log_db else default_db_path(Path(Repository(args.repo).git_dir))
+
+
+def run_log(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    """List logged decisions, newest first."""
+    from .decision_log import format_records, read
+
+    def more(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--job", help="only this job_id")
+        p.add_argument("--limit", type=int, help="at most N decisions")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+
+    args = _log_args("log", argv, more)
+    try:
+        stdout.write(format_records(read(_log_path(args), job=args.job, limit=args.limit), args.format))
+    except ScoreDiffError as exc:
+        stdout.write(f"score-diff log: {exc}\n")
+        return 2
+    return 0
+
+
+def run_export(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
+    """Write the decision log as redacted JSON lines; redaction counts go to stderr."""
+    from .decision_log import export
+
+    args = _log_args("export", argv, lambda p: p.add_argument("--out", required=True, metavar="FILE.jsonl"))
+    try:
+        counts = export(_log_path(args), Path(args.out))
+    except ScoreDiffError as exc:
+        stdout.write(f"score-diff export: {exc}\n")
+        return 2
+    sys.stderr.write("redacted: " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) + "\n")
+    stdout.write(f"wrote {args.out}\n")
+    return 0
+
+
 SUBCOMMANDS: dict[str, Callable[[Sequence[str], Mapping[str, str], TextIO], int]] = {
     "demo": run_demo,
     "check-manifest": run_check_manifest,
     "pin": run_pin,
+    "log": run_log,
+    "export": run_export,
     "review": lambda argv, environ, out: _commands().run_review(argv, environ, out),
     "verify-report": lambda argv, environ, out: _commands().run_verify_report(argv, environ, out),
 }

@@ -123,6 +123,21 @@ def _check_patterns(patterns: list[str]) -> list[str]:
     return problems
 
 
+def _check_names(data: dict[str, Any]) -> list[str]:
+    """A built-in category or detector is turned off only by its exact name."""
+    from .detectors import DETECTOR_IDS
+    from .sensitive import CATEGORIES
+
+    problems = []
+    for key, known in (("sensitive_exempt", CATEGORIES), ("disabled_detectors", DETECTOR_IDS)):
+        for i, name in enumerate(data.get(key, [])):
+            if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(sorted(known))}"
+                problems.append(f"{key}[{i}] {name!r} is not a built-in name{hint}")
+    return problems
+
+
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem."""
     try:
@@ -138,6 +153,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
         raise ManifestError(f"{source}: {exc}") from exc
     paths, problems = _clean_paths(data)
     problems += _check_patterns(data.get("forbidden_patterns", []))
+    problems += _check_names(data)
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(problems))
     warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)

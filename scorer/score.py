@@ -12,7 +12,7 @@ from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, blast, testrun
+from . import __version__, blast, detectors, testrun
 from .checks import CHECKS, Job, allowed_paths
 from .errors import GitError, ManifestError, ScoreDiffError
 from .git import Repository
@@ -184,18 +184,32 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     blast_found, accepted = blast.check_blast_radius(
         ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
     )
+    found += detectors.scan(ins.added, disabled=frozenset(manifest.disabled_detectors),
+                            allowed_fingerprints=frozenset(manifest.allowed_fingerprints))
     violations = cap_per_code(found + blast_found)
-    test = _test_outcome(opts, manifest, ins, violations, environ, repo.head)
-    violations += _test_violations(test)
     shadow = opts.shadow or manifest.mode == "shadow"
+    # In shadow mode every check runs, the test included, so the report shows all that would fail.
+    test = _test_outcome(opts, manifest, ins, [] if shadow else violations, environ, repo.head)
+    violations += _test_violations(test)
     failed = bool(violations) and not shadow
-    return Result(
+    return redacted(Result(
         verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,
         violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
         justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow, duration_s=clock() - started,
         version=__version__, started_at=started_at,
+    ))
+
+
+def redacted(result: Result) -> Result:
+    """Every free text a report can carry, with secret shapes masked: a secret is never echoed."""
+    return dataclasses.replace(
+        result,
+        violations=tuple(dataclasses.replace(v, message=detectors.redact(v.message)) for v in result.violations),
+        test=dataclasses.replace(result.test, output_tail=detectors.redact(result.test.output_tail),
+                                 reason=detectors.redact(result.test.reason)),
+        warnings=tuple(detectors.redact(w) for w in result.warnings),
     )
 
 
@@ -207,10 +221,10 @@ def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Resu
         code, message = "internal-error", "interrupted before a verdict was reached"
     else:
         code, message = "internal-error", f"unexpected {type(exc).__name__}: {exc}"
-    return Result(
+    return redacted(Result(
         verdict=FAIL, exit_code=2, job_id=None, mode=mode, violations=(Violation(code, message),),
         version=__version__, started_at=started_at or now_iso(),
-    )
+    ))
 
 
 __all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]

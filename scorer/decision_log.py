@@ -1,0 +1,266 @@
+"""SQLite decision log: one row per scoring, read back newest first, exported redacted.
+
+Writing the log is best effort: `record` never raises, because a log that cannot be
+written must never change a verdict. Every text stored is passed through
+`detectors.redact` first; `export` additionally hides home directories, e-mail and
+IP addresses so a log can be shared.
+"""
+
+from __future__ import annotations
+
+import collections
+import ipaddress
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .detectors import redact, redact_with_counts
+from .errors import ScoreDiffError
+from .model import Result
+
+SCHEMA_VERSION = 1  # kept in PRAGMA user_version
+BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock
+ATTEMPTS = 5  # then give up with a warning
+EXPORT_KINDS = ("home", "secret", "email", "ip")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        time TEXT NOT NULL,
+        job_id TEXT,
+        mode TEXT NOT NULL,
+        base TEXT,
+        head TEXT,
+        manifest_sha256 TEXT,
+        verdict TEXT NOT NULL,
+        exit_code INTEGER NOT NULL,
+        shadow INTEGER NOT NULL,
+        violations TEXT NOT NULL,
+        duration_s REAL NOT NULL,
+        version TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS decisions_by_job ON decisions (job_id, id)",
+)
+_COLUMNS = (
+    "time", "job_id", "mode", "base", "head", "manifest_sha256",
+    "verdict", "exit_code", "shadow", "violations", "duration_s", "version",
+)  # fmt: skip
+# Column names are constants; every value goes through a ? parameter.
+_INSERT = f"INSERT INTO decisions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"  # noqa: S608
+
+
+class DecisionLogError(ScoreDiffError):
+    """The decision log could not be read or exported (writing only ever warns)."""
+
+
+def default_db_path(git_dir: Path) -> Path:
+    """Where the log lives unless --log-db says otherwise."""
+    return git_dir / "score-diff" / "decisions.sqlite3"
+
+
+def record(db_path: Path, result: Result) -> str | None:
+    """Append one row for `result`; return None, or a warning if it could not be written."""
+    try:
+        row = _row(result)
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        _with_retries(lambda: _insert(db_path, row))
+    except Exception as e:  # a log that cannot be written never changes the verdict
+        return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
+    return None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _r(text: str | None) -> str | None:
+    return None if text is None else redact(text)
+
+
+def _row(result: Result) -> tuple[Any, ...]:
+    violations = [
+        {"code": v.code, "path": _r(v.path), "line": v.line, "message": _r(v.message)}
+        for v in result.violations
+    ]
+    return (
+        _r(result.started_at) or _now(), _r(result.job_id), result.mode, _r(result.base), _r(result.head),
+        _r(result.manifest_sha256), result.verdict, result.exit_code, int(result.shadow),
+        json.dumps(violations, ensure_ascii=False), float(result.duration_s), result.version,
+    )  # fmt: skip
+
+
+def _with_retries(write: Callable[[], None]) -> None:
+    """Run `write`, retrying when another process holds the database lock past the busy timeout."""
+    for attempt in range(ATTEMPTS):
+        try:
+            write()
+            return
+        except sqlite3.OperationalError as e:
+            if attempt == ATTEMPTS - 1 or not ("locked" in str(e) or "busy" in str(e)):
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def _insert(db_path: Path, row: tuple[Any, ...]) -> None:
+    with (
+        closing(sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn,
+        _immediate(conn),
+    ):
+        _ensure_schema(conn)
+        conn.execute(_INSERT, row)
+
+
+@contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction that takes the write lock up front, so two writers never deadlock."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the table on first use; refuse a log written by a newer schema."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise DecisionLogError(
+            f"log schema version {version} is newer than this score-diff ({SCHEMA_VERSION})"
+        )
+    if version < SCHEMA_VERSION:
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def read(db_path: Path, *, job: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """Logged decisions, newest first, optionally for one job and at most `limit` of them."""
+    if not db_path.is_file():
+        return []
+    sql = f"SELECT id, {', '.join(_COLUMNS)} FROM decisions"  # noqa: S608 - constant column names
+    params: list[Any] = []
+    if job is not None:
+        sql, params = sql + " WHERE job_id = ?", [job]
+    sql += " ORDER BY id DESC"
+    if limit is not None:
+        sql, params = sql + " LIMIT ?", [*params, max(limit, 0)]
+    try:
+        uri = db_path.resolve().as_uri() + "?mode=ro"  # reading never creates the file
+        with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)) as conn:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'decisions'").fetchone():
+                return []
+            return [_record(row) for row in conn.execute(sql, params)]
+    except sqlite3.Error as e:
+        raise DecisionLogError(f"cannot read decision log {db_path}: {e}") from e
+
+
+def _record(row: tuple[Any, ...]) -> dict[str, Any]:
+    record = dict(zip(("id", *_COLUMNS), row, strict=True))
+    record["shadow"] = bool(record["shadow"])
+    record["violations"] = json.loads(record["violations"])
+    return record
+
+
+def _format_text(records: list[dict[str, Any]]) -> str:
+    if not records:
+        return "no decisions logged\n"
+    out = []
+    for r in records:
+        verdict = r["verdict"] + (" (shadow)" if r["shadow"] else "")
+        span = f"{(r['base'] or '-')[:12]}..{(r['head'] or '-')[:12]}"
+        n = len(r["violations"])
+        out.append(
+            f"{r['time']}  {verdict}  exit {r['exit_code']}  job {r['job_id'] or '-'}  {r['mode']} {span}"
+            f"  {r['duration_s']:.1f}s  {n} violation{'' if n == 1 else 's'}"
+        )
+        for v in r["violations"]:
+            where = f"{v['path']}:{v['line']}" if v["path"] and v["line"] else (v["path"] or "-")
+            out.append(f"    [{v['code']}] {where}: {v['message']}")
+    return "\n".join(out) + "\n"
+
+
+def _format_json(records: list[dict[str, Any]]) -> str:
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+FORMATS: dict[str, Callable[[list[dict[str, Any]]], str]] = {"text": _format_text, "json": _format_json}
+
+
+def format_records(records: list[dict[str, Any]], fmt: str) -> str:
+    """Render records from `read` as "text" or "json"."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return FORMATS[fmt](records)
+
+
+# Export redaction: a home directory keeps its prefix, the rest becomes a marker.
+_HOME = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
+_IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+
+
+def _ipv6(m: re.Match[str]) -> str:
+    """Only real IPv6 addresses with two or more groups (not ::1, 12:34:56 or a MAC)."""
+    try:
+        ipaddress.IPv6Address(m.group(0))
+    except ValueError:
+        return m.group(0)
+    return "<ip>" if len([g for g in m.group(0).split(":") if g]) >= 2 else m.group(0)
+
+
+_PII: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    ("home", _HOME, lambda m: m.group(1) + "<redacted>"),
+    ("email", _EMAIL, lambda m: "<email>"),
+    ("ip", _IPV4, lambda m: "<ip>"),
+    ("ip", _IPV6, _ipv6),
+)
+
+
+def scrub(text: str, counts: collections.Counter[str]) -> str:
+    """`text` with secrets, home directories, e-mail and IP addresses redacted; counts by kind."""
+    text, secrets = redact_with_counts(text)
+    counts["secret"] += sum(secrets.values())
+    for kind, pattern, replace in _PII:
+
+        def counted(
+            m: re.Match[str], kind: str = kind, replace: Callable[[re.Match[str]], str] = replace
+        ) -> str:
+            new = replace(m)
+            counts[kind] += new != m.group(0)
+            return new
+
+        text = pattern.sub(counted, text)
+    return text
+
+
+def _scrub_value(value: Any, counts: collections.Counter[str]) -> Any:
+    if isinstance(value, str):
+        return scrub(value, counts)
+    if isinstance(value, list):
+        return [_scrub_value(v, counts) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, counts) for k, v in value.items()}
+    return value
+
+
+def export(db_path: Path, out_path: Path) -> collections.Counter[str]:
+    """Write every logged decision, oldest first, as redacted JSON lines; return counts per kind."""
+    counts: collections.Counter[str] = collections.Counter({kind: 0 for kind in EXPORT_KINDS})
+    # Each string is scrubbed on its own, before JSON escaping could hide a boundary.
+    lines = [json.dumps(_scrub_value(r, counts), ensure_ascii=False) + "\n" for r in reversed(read(db_path))]
+    try:
+        out_path.write_text("".join(lines), encoding="utf-8")
+    except OSError as e:
+        raise DecisionLogError(f"cannot write export {out_path}: {e}") from e
+    return counts

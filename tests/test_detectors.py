@@ -1,0 +1,363 @@
+"""Secret and risky-shell detectors: every detector fires, the look-alikes do not.
+
+Secret-shaped values are built at run time (prefix split in two, body from a
+seeded generator) so this repository never contains a live-looking credential.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import string
+
+import pytest
+
+from scorer import detectors
+from scorer.codes import CODES
+from scorer.detectors import DETECTOR_IDS, DETECTORS, MAX_PER_DETECTOR, redact, redact_with_counts, scan
+from scorer.model import AddedText
+
+ALNUM = string.ascii_letters + string.digits
+B64URL = ALNUM + "_-"
+
+
+def body(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:
+    """n characters that look random but are the same on every run."""
+    rng = random.Random(seed * 1000 + n)
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def added(*lines: str, path: str = "app/config.py") -> AddedText:
+    return AddedText("".join(line + "\n" for line in lines), (0,), ((path, 1),))
+
+
+def ids(violations: list[detectors.Violation]) -> list[str]:
+    return [v.message.split(":")[0] for v in violations]
+
+
+# (detector id, a line that must fire it, the secret value that must never be shown)
+SECRETS = {
+    "aws-access-key-id": "AK" + "IA" + body(16, string.ascii_uppercase + string.digits),
+    "aws-secret-access-key": body(40, ALNUM + "/+", seed=1),
+    "github-token": "gh" + "p_" + body(36),
+    "github-fine-grained-pat": "github" + "_pat_" + body(22) + "_" + body(59),
+    "gitlab-token": "gl" + "pat-" + body(20, B64URL),
+    "npm-token": "np" + "m_" + body(36, seed=2),
+    "pypi-token": "py" + "pi-AgEIcHlwaS5vcmc" + body(60, B64URL),
+    "anthropic-key": "sk" + "-ant-api03-" + body(93, B64URL) + "AA",
+    "openai-key": "sk" + "-proj-" + body(120, B64URL, seed=3),
+    "slack-token": "xo" + "xb-" + body(12, string.digits) + "-" + body(13, string.digits) + "-" + body(24),
+    "slack-webhook": "https://hooks" + ".slack.com/services/T" + body(8) + "/B" + body(8) + "/" + body(24),
+    "google-api-key": "AI" + "za" + body(35, B64URL),
+    "stripe-live-key": "sk" + "_live_" + body(24, seed=4),
+    "jwt": "ey" + "JhbGciOiJIUzI1NiJ9." + "eyJ" + body(30, B64URL) + "." + body(43, B64URL),
+    "url-password": body(16, seed=5),
+    "private-key-block": "-----BEGIN " + "RSA PRIVATE KEY-----",
+}
+
+SECRET_LINES = [
+    ("aws-access-key-id", f"aws_access_key_id = '{SECRETS['aws-access-key-id']}'"),
+    ("aws-secret-access-key", f"aws_secret_access_key = {SECRETS['aws-secret-access-key']}"),
+    ("aws-secret-access-key", f'"SecretAccessKey": "{SECRETS["aws-secret-access-key"]}",'),
+    ("github-token", f"GITHUB_TOKEN={SECRETS['github-token']}"),
+    ("github-token", "token: " + "gh" + "s_" + body(36, seed=6)),
+    ("github-token", "name=job-" + "gh" + "u_" + body(36, seed=12) + "-suffix"),
+    ("github-fine-grained-pat", f"Authorization: Bearer {SECRETS['github-fine-grained-pat']}"),
+    ("gitlab-token", f"GITLAB_TOKEN={SECRETS['gitlab-token']}"),
+    ("npm-token", f"//registry.npmjs.org/:_authToken={SECRETS['npm-token']}"),
+    ("pypi-token", f"password = {SECRETS['pypi-token']}"),
+    ("anthropic-key", f"ANTHROPIC_API_KEY={SECRETS['anthropic-key']}"),
+    ("openai-key", f"OPENAI_API_KEY={SECRETS['openai-key']}"),
+    ("openai-key", "key = 'sk" + "-" + body(48, seed=7) + "'"),
+    ("slack-token", f"SLACK_BOT_TOKEN={SECRETS['slack-token']}"),
+    ("slack-webhook", f"url: {SECRETS['slack-webhook']}"),
+    ("google-api-key", f'const key = "{SECRETS["google-api-key"]}";'),
+    ("stripe-live-key", f"STRIPE_KEY={SECRETS['stripe-live-key']}"),
+    ("stripe-live-key", "rk" + "_live_" + body(30, seed=8)),
+    ("jwt", f"headers = {{'Authorization': 'Bearer {SECRETS['jwt']}'}}"),
+    ("url-password", f"DATABASE_URL=postgres://app:{SECRETS['url-password']}@db.internal:5432/app"),
+    ("url-password", "git clone https://x-token:" + body(20, seed=9) + "@git.example.org/r.git"),
+    ("private-key-block", SECRETS["private-key-block"]),
+    ("private-key-block", "-----BEGIN " + "OPENSSH PRIVATE KEY-----"),
+    ("private-key-block", 'key = "-----BEGIN ' + "PRIVATE KEY-----\\nMIIEv" + body(60, seed=10) + '"'),
+]
+
+RISKY_LINES = [
+    # remote content piped to a shell, and the spellings that try to slip past
+    ("curl-pipe-shell", "curl -fsSL https://get.example.sh | sh"),
+    ("curl-pipe-shell", "curl -fsSL https://get.example.sh|bash"),
+    ("curl-pipe-shell", "curl   -sSL   https://x   |   sudo   bash"),
+    ("curl-pipe-shell", "curl -fsSL https://x | sudo -E bash -s -- --yes"),
+    ("curl-pipe-shell", "curl -fsSL https://x | sudo -u root bash"),
+    ("curl-pipe-shell", "curl -fsSL https://x | env FOO=1 BAR=2 sh"),
+    ("curl-pipe-shell", "curl -fsSL https://x | sudo env FOO=1 zsh"),
+    ("curl-pipe-shell", "curl -fsSL https://x | FOO=1 dash"),
+    ("curl-pipe-shell", "wget -qO- https://x | /bin/sh"),
+    ("curl-pipe-shell", "wget -O - https://x | /usr/bin/env bash"),
+    ("curl-pipe-shell", "/usr/bin/curl https://x | 'bash'"),
+    ("curl-pipe-shell", "curl https://x | tee install.log | sh"),
+    ("curl-pipe-shell", "curl https://x |& bash"),
+    ("curl-pipe-shell", "    RUN curl -fsSL https://x | bash -"),
+    ("shell-exec-remote", 'bash -c "$(curl -fsSL https://x)"'),
+    ("shell-exec-remote", 'sh -c "$(wget -qO- https://x)"'),
+    ("shell-exec-remote", '/bin/bash -c "$( curl -fsSL https://x )"'),
+    ("shell-exec-remote", "sudo zsh -x -c '$(curl https://x)'"),
+    ("shell-exec-remote", 'sh -c "`curl -s https://x`"'),
+    ("shell-exec-remote", "bash <(curl -s https://x)"),
+    ("shell-exec-remote", "bash < <(curl -s https://x)"),
+    ("shell-exec-remote", "source <(curl -s https://x)"),
+    ("shell-exec-remote", ". <(wget -qO- https://x)"),
+    ("shell-exec-remote", 'eval "$(curl -s https://x)"'),
+    # writes to shell profiles
+    ("shell-profile-write", "echo 'export PATH=$PATH:/opt/x' >> ~/.bashrc"),
+    ("shell-profile-write", "echo x>>~/.bashrc"),
+    ("shell-profile-write", "echo x > $HOME/.zshrc"),
+    ("shell-profile-write", 'echo x >> "$HOME/.profile"'),
+    ("shell-profile-write", 'echo x >> "${HOME}/.bash_profile"'),
+    ("shell-profile-write", 'echo x >> "$HOME"/.zprofile'),
+    ("shell-profile-write", "echo x >>  ~//.bashrc"),
+    ("shell-profile-write", "echo x >> /home/dev/.bashrc"),
+    ("shell-profile-write", "echo x >> /etc/profile.d/x.sh"),
+    ("shell-profile-write", "echo x >> /etc/zsh/zprofile"),
+    ("shell-profile-write", "echo x | tee -a ~/.bashrc"),
+    ("shell-profile-write", "echo x | sudo tee --append /root/.bashrc > /dev/null"),
+    ("shell-profile-write", "cat <<'EOF' >> ~/.config/fish/config.fish"),
+    ("shell-profile-write", "sed -i 's/a/b/' ~/.bashrc"),
+    ("shell-profile-write", "cp dotfiles/bashrc ~/.bashrc"),
+    ("shell-profile-write", 'ln -sf "$PWD/zshrc" "$HOME/.zshrc"'),
+    # writes to SSH config
+    ("ssh-config-write", "cat id.pub >> ~/.ssh/authorized_keys"),
+    ("ssh-config-write", "printf 'Host *\\n  StrictHostKeyChecking no\\n' >> ~/.ssh/config"),
+    ("ssh-config-write", 'echo "$KEY" >> "${HOME}/.ssh/authorized_keys"'),
+    ("ssh-config-write", "echo x | sudo tee -a /etc/ssh/sshd_config"),
+    ("ssh-config-write", "install -m 600 ssh_config ~/.ssh/config"),
+    # world-writable permissions
+    ("chmod-777", "chmod 777 build/"),
+    ("chmod-777", "chmod -R 777 /srv/app"),
+    ("chmod-777", "sudo chmod  --recursive  0777 /srv/app"),
+    ("chmod-777", 'chmod "777" file'),
+    ("chmod-777", "chmod a+rwx file"),
+    ("chmod-777", "chmod ugo+rwx file"),
+    ("chmod-777", "chmod u+x,o+w file"),
+    ("chmod-777", "chmod 666 socket"),
+    ("chmod-777", "os.chmod(path, 0o777)"),
+    ("chmod-777", "os.chmod(os.path.join(a, b), 0o777)"),
+    ("chmod-777", "Path(p).chmod(mode=0o777)"),
+    ("chmod-777", "fs.chmodSync(p, 0o777);"),
+]
+
+MUST_NOT_FIRE = [
+    "curl -o file.tar.gz https://example.org/file.tar.gz",
+    "curl -fsSL https://example.org/install.sh -o install.sh",
+    "curl -s https://api.example.org/v1 | jq .version",
+    "curl -s https://api.example.org/v1 | python -m json.tool",
+    "curl -s https://x | grep sh | sort",
+    "curl -f https://x || bash fallback.sh",
+    "curl https://x | shasum -a 256",
+    "VERSION=$(curl -s https://api.example.org/latest)",
+    "grep sh file | sort",
+    'echo "pipe | sh is bad"',
+    "ls | sh-completion",
+    "bash scripts/install.sh",
+    "cat ~/.bashrc",
+    "source ~/.bashrc",
+    "grep -q foo ~/.bashrc",
+    "cp ~/.bashrc ~/.bashrc.bak",
+    "diff ~/.bashrc dotfiles/bashrc > /tmp/diff.txt",
+    "echo x >> ~/.bashrc.bak",
+    "cat ~/.ssh/config",
+    "ssh -F ~/.ssh/config host",
+    "chmod 755 build/",
+    "chmod -R 755 /srv/app",
+    "chmod 0644 file",
+    "chmod +x script.sh",
+    "chmod go-w file",
+    "chmod o-rwx file",
+    "chmod 1777 /tmp/shared",
+    "os.chmod(path, 0o755)",
+    "user = 'git@github.com:org/repo.git'",
+    "ssh://git@github.com:22/org/repo",
+    "postgres://app:${DB_PASSWORD}@db:5432/app",
+    "postgres://app:$DB_PASSWORD@db:5432/app",
+    "https://user:{password}@host",
+    "https://user:<password>@host",
+    "https://user:****@host",
+    "from sklearn.base import BaseEstimator  # sk-learn-compatible-estimator-interface",
+    "task-ant-colony-optimisation-for-routing-problems",
+    "mask_live_view_toggle_for_the_dashboard_ui",
+    "ghp_token = os.environ['GITHUB_TOKEN']",
+    "'-----BEGIN PUBLIC KEY-----'",
+    "x = 'eyJ'  # JSON object prefix in base64",
+]
+
+PLACEHOLDERS = [
+    "aws_access_key_id = " + "AKIA" + "IOSFODNN7" + "EXAMPLE",
+    "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY",
+    "GITHUB_TOKEN=" + "gh" + "p_" + "x" * 36,
+    "GITHUB_TOKEN=" + "gh" + "p_" + "X" * 36,
+    "AWS_ACCESS_KEY_ID=" + "AK" + "IA" + "0" * 16,
+    "OPENAI_API_KEY=" + "sk" + "-proj-" + "your-Api-Key-goes-here-0123456789ABC",
+    "STRIPE=" + "sk" + "_live_" + "xxxxxxxxxxxxxxxxxxxxxxxx",
+    "SLACK=" + "xo" + "xb-" + "1234567890-EXAMPLE-token",
+    "GOOGLE=" + "AI" + "za" + "Dummy" + body(30),
+    "https://user:password@example.com/repo",
+    "postgres://postgres:postgres@localhost:5432/test",
+    # The jwt.io sample token printed in countless tutorials.
+    "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+]
+
+SUPPRESSIONS = [
+    "  # pragma: allowlist secret",
+    "  # gitleaks:allow",
+    "  # nosec",
+    "  # noqa",
+    "  # noqa: S105",
+    "  // nosec G101",
+]
+
+
+@pytest.mark.parametrize(("detector_id", "line"), SECRET_LINES + RISKY_LINES)
+def test_detector_fires(detector_id: str, line: str) -> None:
+    violations = scan(added(line))
+    assert ids(violations) == [detector_id]
+    code = next(d.code for d in DETECTORS if d.id == detector_id)
+    assert [(v.code, v.path, v.line) for v in violations] == [(code, "app/config.py", 1)]
+
+
+def test_every_detector_has_a_firing_case() -> None:
+    assert {i for i, _ in SECRET_LINES + RISKY_LINES} == DETECTOR_IDS
+
+
+@pytest.mark.parametrize("line", MUST_NOT_FIRE)
+def test_must_not_fire(line: str) -> None:
+    assert scan(added(line)) == []
+
+
+@pytest.mark.parametrize("line", PLACEHOLDERS)
+def test_placeholders_do_not_fire(line: str) -> None:
+    assert scan(added(line)) == []
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize(("detector_id", "line"), SECRET_LINES)
+def test_message_shows_only_a_redacted_form(detector_id: str, line: str) -> None:
+    (v,) = scan(added(line))
+    assert SECRETS[detector_id] not in v.message
+    assert re.search(r"\S{4}\*\*\*\* \(fingerprint sha256:[0-9a-f]{16};", v.message)
+    # Nothing past the first four characters of the match leaks.
+    shown = v.message.split(": ", 1)[1].split(" ", 1)[0]
+    assert len(shown) == 8 and shown.endswith("****")
+
+
+@pytest.mark.parametrize(("detector_id", "line"), SECRET_LINES)
+def test_allowed_fingerprint_silences_only_that_secret(detector_id: str, line: str) -> None:
+    (v,) = scan(added(line))
+    fp = re.search(r"sha256:[0-9a-f]{16}", v.message)
+    assert fp
+    other = "GITHUB_TOKEN=" + "gh" + "o_" + body(36, seed=11)
+    assert ids(scan(added(line, other), allowed_fingerprints=frozenset({fp.group(0)}))) == ["github-token"]
+
+
+def test_fingerprint_is_sha256_prefix_of_the_secret_value() -> None:
+    value = SECRETS["github-token"]
+    expected = "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
+    (v,) = scan(added(f"token = '{value}'"))
+    assert expected in v.message
+    assert detectors.fingerprint(value) == expected
+
+
+def test_private_key_fingerprint_includes_the_first_key_line() -> None:
+    header = SECRETS["private-key-block"]
+    one, two = (scan(added(header, body(64, ALNUM + "+/", seed=s), "...")) for s in (20, 21))
+    assert one[0].message != two[0].message  # allowing one test key does not allow every RSA key
+
+
+def test_url_fingerprint_covers_only_the_password() -> None:
+    password = SECRETS["url-password"]
+    line = f"postgres://app:{password}@db/app"
+    allowed = frozenset({detectors.fingerprint(password)})
+    assert scan(added(line), allowed_fingerprints=allowed) == []
+
+
+@pytest.mark.parametrize("comment", SUPPRESSIONS)
+@pytest.mark.parametrize(
+    ("detector_id", "line"), [SECRET_LINES[3], SECRET_LINES[0], RISKY_LINES[0], RISKY_LINES[-1]]
+)
+def test_inline_suppression_comments_silence_nothing(comment: str, detector_id: str, line: str) -> None:
+    assert ids(scan(added(line + comment))) == [detector_id]
+    assert ids(scan(added(comment.strip(), line))) == [detector_id]
+
+
+@pytest.mark.parametrize(("detector_id", "line"), SECRET_LINES + RISKY_LINES)
+def test_disabled_detector_does_not_fire(detector_id: str, line: str) -> None:
+    assert scan(added(line), disabled=frozenset({detector_id})) == []
+
+
+def test_disabling_one_detector_leaves_the_others() -> None:
+    text = added(SECRET_LINES[0][1], RISKY_LINES[0][1])
+    assert ids(scan(text, disabled=frozenset({"curl-pipe-shell"}))) == ["aws-access-key-id"]
+
+
+def test_token_inside_a_credentialed_url_reports_once() -> None:
+    token = SECRETS["github-token"]
+    (v,) = scan(added(f"git clone https://x-access-token:{token}@github.com/o/r.git"))
+    assert v.code == "secret"
+    allowed = frozenset({detectors.fingerprint(token)})
+    assert scan(added(f"https://x:{token}@github.com"), allowed_fingerprints=allowed) == []
+
+
+def test_violations_carry_path_and_line_across_blocks() -> None:
+    first = "x = 1\n" + SECRET_LINES[3][1] + "\n"
+    second = "y = 2\nz = 3\n" + RISKY_LINES[0][1] + "\n"
+    text = AddedText(first + second, (0, len(first)), (("a.py", 10), ("b/install.sh", 40)))
+    found = [(v.path, v.line, v.code) for v in scan(text)]
+    assert found == [("a.py", 11, "secret"), ("b/install.sh", 42, "risky-shell")]
+
+
+def test_flood_of_matches_is_capped() -> None:
+    lines = ["chmod 777 f" + str(i) for i in range(MAX_PER_DETECTOR + 50)]
+    violations = scan(added(*lines))
+    assert len(violations) == MAX_PER_DETECTOR + 1
+    assert "more than" in violations[-1].message
+
+
+def test_crafted_long_line_does_not_hang() -> None:
+    line = "tee " * 20000 + "sed -i " * 20000 + "curl " * 2000 + "eyJaaaaaaaaa." * 5000
+    scan(added(line))  # completes in well under a second; quadratic patterns took minutes
+
+
+def test_table_is_well_formed() -> None:
+    assert len(DETECTOR_IDS) == len(DETECTORS)
+    for d in DETECTORS:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", d.id)
+        assert d.code in ("secret", "risky-shell") and d.code in CODES
+        assert not d.pattern.flags & re.DOTALL
+        assert d.description
+
+
+@pytest.mark.parametrize(("detector_id", "line"), SECRET_LINES)
+def test_redact_masks_every_secret_shape(detector_id: str, line: str) -> None:
+    text = f"Traceback: request failed with {line} (see log)"
+    out, counts = redact_with_counts(text)
+    assert counts == {detector_id: 1}
+    assert "****" in out and out.endswith("(see log)")
+    assert SECRETS[detector_id] not in out
+    assert redact(out) == out  # idempotent
+
+
+def test_redact_masks_a_whole_multiline_key_block() -> None:
+    key_lines = [body(64, ALNUM + "+/", seed=s) for s in range(3)]
+    pem = "\n".join(
+        ["-----BEGIN " + "RSA PRIVATE KEY-----", *key_lines, "-----END " + "RSA PRIVATE KEY-----"]
+    )
+    out, counts = redact_with_counts("before\n" + pem + "\nafter\n")
+    assert out == "before\n----****\nafter\n"
+    assert counts == {"private-key-block": 1}
+
+
+def test_redact_leaves_ordinary_text_alone() -> None:
+    text = "\n".join(MUST_NOT_FIRE + [line for _, line in RISKY_LINES])
+    assert redact_with_counts(text) == (text, {})
