@@ -204,7 +204,7 @@ def format_records(records: list[dict[str, Any]], fmt: str) -> str:
 
 # Export redaction: a home directory keeps its prefix, the rest becomes a marker.
 _HOME = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IPV4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
@@ -232,16 +232,24 @@ def scrub(text: str, counts: collections.Counter[str]) -> str:
     text, secrets = redact_with_counts(text)
     counts["secret"] += sum(secrets.values())
     for kind, pattern, replace in _PII:
-
-        def counted(
-            m: re.Match[str], kind: str = kind, replace: Callable[[re.Match[str]], str] = replace
-        ) -> str:
-            new = replace(m)
-            counts[kind] += new != m.group(0)
-            return new
-
-        text = pattern.sub(counted, text)
+        text = _sub_counting(text, kind, pattern, replace, counts)
     return text
+
+
+def _sub_counting(
+    text: str,
+    kind: str,
+    pattern: re.Pattern[str],
+    replace: Callable[[re.Match[str]], str],
+    counts: collections.Counter[str],
+) -> str:
+    def one(m: re.Match[str]) -> str:
+        new = replace(m)
+        if new != m.group(0):
+            counts[kind] += 1
+        return new
+
+    return pattern.sub(one, text)
 
 
 def _scrub_value(value: Any, counts: collections.Counter[str]) -> Any:

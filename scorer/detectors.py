@@ -35,8 +35,12 @@ class Detector:
     description: str
 
 
-def _fresh(n: int, cls: str = "A-Za-z0-9_") -> str:
-    """Lookbehind placed after an n-character literal: the literal starts a word."""
+def _fresh(n: int, cls: str = "A-Za-z0-9_-") -> str:
+    """Lookbehind placed after an n-character literal: the literal starts a word.
+
+    `cls` is the token's own alphabet, so a match can only begin where a run of
+    token characters begins: that keeps every scan linear (`sk-sk-sk-...`).
+    """
     return f"(?<![{cls}]{'.' * n})"
 
 
@@ -45,6 +49,7 @@ def _words(*words: str) -> str:
     return "(?:" + "|".join(f"{re.escape(w)}(?<![\\w.-]{re.escape(w)})" for w in words) + r")(?![\w-])"
 
 
+_ALNUM_ = "A-Za-z0-9_"  # before a token with an alphanumeric body, '-' is a boundary
 _END = r"(?![A-Za-z0-9])"  # after an alphanumeric body
 _B64_END = r"(?![A-Za-z0-9_-])"  # after a base64url body
 
@@ -63,7 +68,8 @@ _HOME = (
 _PROFILE = (
     _HOME + r"\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin"
     r"|kshrc|cshrc|tcshrc|config/fish/config\.fish)(?![\w.-])"
-    r"|/etc/(?:profile(?:\.d/[^\s\"';&|<>]*)?|bash\.bashrc|(?:zsh/)?z(?:shrc|shenv|profile|login)|environment)(?![\w.-])"
+    r"|/etc/(?:profile(?:\.d/[^\s\"';&|<>]*)?|bash\.bashrc|environment"
+    r"|(?:zsh/)?z(?:shrc|shenv|profile|login))(?![\w.-])"
 )
 _SSH = (
     _HOME + r"\.ssh/(?:config|authorized_keys2?|environment|rc)(?![\w.-])"
@@ -105,14 +111,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"""(?:SECRET_ACCESS_KEY|secret_access_key|SecretAccessKey|secretAccessKey|secret-access-key)"""
        r"""["']?[ \t]*(?:=>?|:)[ \t]*["']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
        "AWS secret access key assigned to an aws_secret_access_key-like name"),
-    _d("github-token", SECRET, rf"gh[pousr]_{_fresh(4)}[A-Za-z0-9]{{36,251}}{_END}",
+    _d("github-token", SECRET, rf"gh[pousr]_{_fresh(4, _ALNUM_)}[A-Za-z0-9]{{36,251}}{_END}",
        "GitHub classic token (ghp_, gho_, ghu_, ghs_, ghr_)"),
     _d("github-fine-grained-pat", SECRET,
-       rf"github_pat_{_fresh(11)}[A-Za-z0-9]{{20,30}}_[A-Za-z0-9]{{50,70}}{_END}",
+       rf"github_pat_{_fresh(11, _ALNUM_)}[A-Za-z0-9]{{20,30}}_[A-Za-z0-9]{{50,70}}{_END}",
        "GitHub fine-grained personal access token (github_pat_...)"),
     _d("gitlab-token", SECRET, rf"glpat-{_fresh(6)}[A-Za-z0-9_-]{{20,}}{_B64_END}",
        "GitLab personal access token"),
-    _d("npm-token", SECRET, rf"npm_{_fresh(4)}[A-Za-z0-9]{{36}}{_END}", "npm access token"),
+    _d("npm-token", SECRET, rf"npm_{_fresh(4, _ALNUM_)}[A-Za-z0-9]{{36}}{_END}", "npm access token"),
     _d("pypi-token", SECRET, rf"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}{_B64_END}", "PyPI API token"),
     _d("anthropic-key", SECRET, rf"sk-ant-{_fresh(7)}[A-Za-z0-9_-]{{32,}}{_B64_END}",
        "Anthropic API key (sk-ant-...)"),
@@ -129,7 +135,7 @@ DETECTORS: tuple[Detector, ...] = (
        "Slack incoming webhook URL"),
     _d("google-api-key", SECRET, rf"AIza{_fresh(4)}[0-9A-Za-z_-]{{35}}{_B64_END}",
        "Google API key (AIza + 35 chars)"),
-    _d("stripe-live-key", SECRET, rf"(?:sk|rk)_live_{_fresh(8)}[0-9A-Za-z]{{20,}}{_END}",
+    _d("stripe-live-key", SECRET, rf"(?:sk|rk)_live_{_fresh(8, _ALNUM_)}[0-9A-Za-z]{{20,}}{_END}",
        "Stripe live secret or restricted key (sk_live_, rk_live_)"),
     _d("jwt", SECRET,
        rf"eyJ{_fresh(3)}[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}{_B64_END}",
@@ -189,7 +195,9 @@ def is_placeholder(detector: Detector, match: str) -> bool:
     """True for documented sample values and obvious stand-ins (all-x, EXAMPLE...)."""
     value = secret_value(detector, match)
     lower = value.lower()
-    if any(p in value for p in _PLACEHOLDER_VALUES) or any(w in lower for w in _PLACEHOLDER_WORDS):
+    # Whole-word casings only (example, EXAMPLE, Example): a random key rarely spells one.
+    words = (v for w in _PLACEHOLDER_WORDS for v in (w, w.upper(), w.capitalize()))
+    if any(p in value for p in _PLACEHOLDER_VALUES) or any(w in value for w in words):
         return True
     if detector.id == "url-password":
         user = match[3 : match.index(":", 3)]
@@ -218,7 +226,7 @@ def scan(
     disabled: frozenset[str] = frozenset(),
     allowed_fingerprints: frozenset[str] = frozenset(),
 ) -> list[Violation]:
-    """Every secret and risky-shell violation in the added lines, in file order.
+    """Every secret and risky-shell violation in the added lines, sorted by path and line.
 
     Inline comments such as `pragma: allowlist secret` or `nosec` are deliberately
     not honoured: the job under review could add them itself.

@@ -147,11 +147,13 @@ def test_even_an_unexpected_error_is_only_a_warning(db: Path) -> None:
 
 WRITER = textwrap.dedent(
     """
-    import sys
+    import sys, time
     from pathlib import Path
     from scorer.decision_log import record
     from scorer.model import Result
-    db, job = Path(sys.argv[1]), sys.argv[2]
+    db, job, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+    while not go.exists():  # start together, so the writes really overlap
+        time.sleep(0.001)
     for i in range(50):
         warning = record(db, Result("PASS", 0, f"{job}-{i}", "worktree"))
         if warning:
@@ -160,9 +162,13 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_two_processes_writing_at_once_lose_nothing(db: Path) -> None:
+def test_two_processes_writing_at_once_lose_nothing(db: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), job], env=env) for job in ("p", "q")]
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(db), job, str(go)], env=env) for job in ("p", "q")
+    ]
+    go.touch()
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     jobs = {r["job_id"] for r in read(db)}
     assert jobs == {f"{j}-{i}" for j in ("p", "q") for i in range(50)}
@@ -237,6 +243,11 @@ def test_export_leaves_look_alikes_alone(text: str) -> None:
     counts = decision_log.collections.Counter[str]()
     assert decision_log.scrub(text, counts) == text
     assert sum(counts.values()) == 0
+
+
+def test_scrub_is_linear_on_crafted_text() -> None:
+    text = "a" * 200_000 + " " + "a@" * 50_000 + ":" * 100_000 + "/home/" * 20_000
+    decision_log.scrub(text, decision_log.collections.Counter[str]())  # milliseconds, not minutes
 
 
 def test_export_of_an_empty_log_writes_an_empty_file(tmp_path: Path) -> None:
