@@ -12,6 +12,7 @@ the header).
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -27,12 +28,29 @@ MAX_PER_DETECTOR = 100  # a flood of matches is listed once it is clearly a FAIL
 
 @dataclass(frozen=True)
 class Detector:
-    """One pattern; `code` is the violation code it emits."""
+    """One pattern; `code` is the violation code it emits.
+
+    `anchors` are literals at least one of which every match contains: a detector
+    whose anchors are all absent from the added text is not compiled or run at all.
+    """
 
     id: str
     code: str
-    pattern: re.Pattern[str]
+    source: str
     description: str
+    anchors: tuple[str, ...] = ()
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source)
+
+    def may_match(self, text: str) -> bool:
+        return not self.anchors or any(a in text for a in self.anchors)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _fresh(n: int, cls: str = "A-Za-z0-9_-") -> str:
@@ -93,7 +111,34 @@ def _write_to(target: str) -> str:
 
 
 def _d(id: str, code: str, pattern: str, description: str) -> Detector:
-    return Detector(id, code, re.compile(pattern), description)
+    return Detector(id, code, pattern, description, _ANCHORS[id])
+
+
+# Every match of a detector contains one of these literals (tests hold each firing case to it).
+_ANCHORS: dict[str, tuple[str, ...]] = {
+    "url-password": ("://",),
+    "private-key-block": ("PRIVATE KEY",),
+    "aws-access-key-id": ("AKIA", "ASIA"),
+    "aws-secret-access-key": ("ECRET", "ecret"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github-fine-grained-pat": ("github_pat_",),
+    "gitlab-token": ("glpat-",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "google-api-key": ("AIza",),
+    "stripe-live-key": ("_live_",),
+    "jwt": ("eyJ",),
+    "curl-pipe-shell": ("curl", "wget"),
+    "shell-exec-remote": ("curl", "wget"),
+    "shell-profile-write": ("bashrc", "zshrc", "kshrc", "cshrc", "profile", "bash_log", "zshenv", "zlogin",
+                            "fish", "environment"),
+    "ssh-config-write": ("ssh/",),
+    "chmod-777": ("chmod",),
+}
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -233,7 +278,7 @@ def scan(
     """
     found: dict[tuple[str, int, str], Violation] = {}
     for detector in DETECTORS:
-        if detector.id not in disabled:
+        if detector.id not in disabled and detector.may_match(added.text):
             found.update(_scan_one(detector, added, allowed_fingerprints, found))
     return sorted(found.values(), key=lambda v: (v.path or "", v.line or 0))
 
@@ -273,7 +318,8 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
     pem = next(d for d in _SECRETS if d.id == "private-key-block")
     text = _PEM_BLOCK.sub(mask(pem), text)
     for detector in _SECRETS:
-        text = detector.pattern.sub(mask(detector), text)
+        if detector.may_match(text):
+            text = detector.pattern.sub(mask(detector), text)
     return text, counts
 
 

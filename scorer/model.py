@@ -101,11 +101,18 @@ class AddedText:
 
     def search(self, pattern: re.Pattern[str]) -> Iterator[AddedMatch]:
         """Yield each match of `pattern` in the added lines, with where it is."""
-        text = self.text
+        text, starts = self.text, self.starts
+        block, pos, line, path = -1, 0, 0, ""
         for m in pattern.finditer(text):
-            path, line = self.locate(m.start())
-            begin = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.start())
+            at = m.start()
+            i = bisect.bisect_right(starts, at) - 1
+            if i != block:  # count newlines only since the last match: linear in the text
+                block, pos = i, starts[i]
+                path, line = self.locations[i]
+            line += text.count("\n", pos, at)
+            pos = at
+            begin = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
             yield AddedMatch(path, line, m.group(0), text[begin : end if end >= 0 else None])
 
     def lines(self) -> Iterator[AddedLine]:

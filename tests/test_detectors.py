@@ -367,3 +367,14 @@ def test_redact_masks_a_whole_multiline_key_block() -> None:
 def test_redact_leaves_ordinary_text_alone() -> None:
     text = "\n".join(MUST_NOT_FIRE + [line for _, line in RISKY_LINES])
     assert redact_with_counts(text) == (text, {})
+
+
+_EVERY_LINE = [line for _, line in SECRET_LINES + RISKY_LINES] + [line for line in MUST_NOT_FIRE if isinstance(line, str)]
+
+
+@pytest.mark.parametrize("line", _EVERY_LINE)
+def test_every_match_contains_one_of_its_detectors_anchors(line: str) -> None:
+    """The anchor prefilter may skip a detector only if it could not have matched."""
+    for detector in DETECTORS:
+        for m in detector.pattern.finditer(line + "\n"):
+            assert any(a in m.group(0) for a in detector.anchors), (detector.id, m.group(0))
