@@ -252,7 +252,10 @@ def run_export(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
     """Write the decision log as redacted JSON lines; redaction counts go to stderr."""
     from .decision_log import export
 
-    args = _log_args("export", argv, lambda p: p.add_argument("--out", required=True, metavar="FILE.jsonl"))
+    def more(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--out", required=True, metavar="FILE.jsonl")
+
+    args = _log_args("export", argv, more)
     try:
         counts = export(_log_path(args), Path(args.out))
     except ScoreDiffError as exc:

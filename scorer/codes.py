@@ -25,7 +25,9 @@ CODES: dict[str, Code] = {
     "file-too-large": Code("File too large", "A changed file's new content is larger than max_file_bytes."),
     "forbidden-token": Code("Forbidden token added", "An added line contains a forbidden substring or pattern."),
     "binary-file": Code("Binary file changed", "A binary file changed and allow_binary is false."),
-    "symlink": Code("Symlink changed", "A symlink changed and allow_symlinks is false, or it points outside the repository."),
+    "symlink": Code(
+        "Symlink changed", "A symlink changed and allow_symlinks is false, or it points outside the repository."
+    ),
     "submodule": Code("Submodule changed", "A submodule (gitlink) changed and allow_submodules is false."),
     "unmerged": Code("Unmerged path", "The index has unresolved merge conflicts."),
     "hidden-change": Code(
@@ -45,7 +47,10 @@ CODES: dict[str, Code] = {
         "Justification does not resolve", "A Justification's file:line evidence does not point at an existing line."
     ),
     "secret": Code("Secret in added lines", "An added line contains something shaped like a credential."),
-    "risky-shell": Code("Risky shell pattern", "An added line pipes remote content to a shell, edits shell profiles or SSH config, or chmods 777."),
+    "risky-shell": Code(
+        "Risky shell pattern",
+        "An added line pipes remote content to a shell, edits shell profiles or SSH config, or chmods 777.",
+    ),
     "test-failed": Code("Required test failed", "The required test exited non-zero or could not start."),
     "test-timeout": Code("Required test timed out", "The required test ran past test_timeout_s and was killed."),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),

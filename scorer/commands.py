@@ -101,7 +101,7 @@ def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
         stdout.write("The change did not PASS: restore the tree; do not read the patch.\n")
         return result.exit_code or 1
     repo = Repository(os.path.join(os.getcwd(), args.repo))
-    assert result.base and result.head  # noqa: S101 - range mode always binds both
+    assert result.base and result.head
     page(repo.display_diff(result.base, result.head), stdout, environ)
     return 0
 

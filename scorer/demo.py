@@ -151,7 +151,8 @@ class Walkthrough:
         self.git("stash", "pop", "-q")
         self.commit("5. pre-commit hook lets the fix through", expect_blocked=False)
         ok = not self.failures
-        self.out.write(f"\ndemo {'finished: every step behaved as expected' if ok else 'FAILED: ' + ', '.join(self.failures)}\n")
+        verdict = "finished: every step behaved as expected" if ok else "FAILED: " + ", ".join(self.failures)
+        self.out.write(f"\ndemo {verdict}\n")
         return 0 if ok else 1
 
 

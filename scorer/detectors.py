@@ -48,7 +48,7 @@ class Detector:
         return not self.anchors or any(a in text for a in self.anchors)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiled(source: str) -> re.Pattern[str]:
     return re.compile(source)
 

@@ -242,7 +242,7 @@ class Repository:
         for part in gitparse.stream_diff(self.stream(diff, digest.update)):
             changes += gitparse.to_changes(part, pieces)
             entries += part.entries
-        suspect = [i for i, (e, c) in enumerate(zip(entries, changes)) if c.binary and _plain_file(e)]
+        suspect = [i for i, (e, c) in enumerate(zip(entries, changes, strict=False)) if c.binary and _plain_file(e)]
         if suspect:
             # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
             subset = [entries[i] for i in suspect]
@@ -250,7 +250,7 @@ class Repository:
             revs = [old or self._empty_tree()] + ([new] if new else [])
             text = gitparse.parse_diff(self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True))
             binary_only = gitparse.DiffOutput(subset, "", [(0, 0)] * len(subset), [True] * len(subset))
-            for i, change in zip(suspect, gitparse.to_changes(binary_only, pieces, text)):
+            for i, change in zip(suspect, gitparse.to_changes(binary_only, pieces, text), strict=False):
                 changes[i] = change
         return changes, entries
 
@@ -269,9 +269,10 @@ class Repository:
         wanted = [s for s in shas if set(s) != {"0"}]
         if not wanted:
             return changes
-        out = self.run("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="\n".join(wanted).encode() + b"\n")
+        batch = "\n".join(wanted).encode() + b"\n"
+        out = self.run("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin=batch)
         sizes = dict(line.split() for line in out.decode().splitlines() if len(line.split()) == 2)
-        return [_replace(c, size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas)]
+        return [_replace(c, size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas, strict=False)]
 
     def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any) -> ChangedPath:
         if path.endswith("/"):  # an untracked nested repository: git lists only its directory

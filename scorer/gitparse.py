@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from itertools import accumulate
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from itertools import accumulate
+from typing import Any, NamedTuple
 
 from . import model
 from .errors import GitError
@@ -31,9 +31,9 @@ _STATUS = {
     "T": model.TYPECHANGE,
     "U": model.UNMERGED,
 }
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file\n"
-_BINARY = re.compile(r"^Binary files .* differ$", re.M)  # a content line always starts with +, - or space
+_BINARY = re.compile(r"Binary files .* differ$", re.M)  # a content line always starts with +, - or space
 
 
 class RawEntry(NamedTuple):
@@ -116,7 +116,7 @@ def stream_diff(chunks: Iterable[bytes]) -> Iterator[DiffOutput]:
             return
         head += chunk
     try:
-        entries, pos = _parse_raw(bytes(head[: end + 1]), 0)
+        entries, _pos = _parse_raw(bytes(head[: end + 1]), 0)
     except (ValueError, IndexError) as exc:
         raise GitError(f"could not parse git diff output ({exc})") from exc
     yield from _sections_as_they_come(entries, bytes(head[end + 2 :]), it)
@@ -129,7 +129,21 @@ def _last_parts(out: bytes) -> Iterator[DiffOutput]:
 
 
 _BATCH = 1 << 20
-_SECTION = re.compile(rb"^diff --git ", re.M)
+
+
+def line_starts(text: Any, literal: Any, start: int = 0, end: int | None = None) -> list[int]:
+    """Offsets of the lines of text[start:end] (str or bytes alike) that begin with `literal`.
+
+    A find() loop is C-speed; a `^literal` regex with re.M tests every character.
+    """
+    stop = len(text) if end is None else end
+    found = [start] if text.startswith(literal, start, stop) else []
+    needle = ("\n" if isinstance(text, str) else b"\n") + literal
+    at = text.find(needle, start, stop)
+    while at != -1:
+        found.append(at + 1)
+        at = text.find(needle, at + 1, stop)
+    return found
 
 
 def _sections_as_they_come(entries: list[RawEntry], pending: bytes, it: Iterator[bytes]) -> Iterator[DiffOutput]:
@@ -138,7 +152,7 @@ def _sections_as_they_come(entries: list[RawEntry], pending: bytes, it: Iterator
         pending += chunk
         if len(pending) < _BATCH:
             continue
-        starts = [m.start() for m in _SECTION.finditer(pending)]
+        starts = line_starts(pending, b"diff --git ")
         used, sections = _whole(entries, done, len(starts) - 1)  # the last section may still grow
         if used:
             cut = starts[sections]
@@ -162,7 +176,7 @@ def _whole(entries: list[RawEntry], done: int, available: int) -> tuple[int, int
 def _part(entries: list[RawEntry], raw_patch: bytes) -> DiffOutput:
     patch = raw_patch.decode("utf-8", errors="replace")
     bounds = _section_bounds(patch, entries)
-    marks = [m.start() for m in _BINARY.finditer(patch)]
+    marks = [at for at in line_starts(patch, "Binary files ") if _BINARY.match(patch, at)]
     return DiffOutput(entries, patch, bounds, [_any_between(marks, a, b) for a, b in bounds])
 
 
@@ -173,7 +187,7 @@ def _any_between(marks: list[int], start: int, end: int) -> bool:
 
 def _section_bounds(patch: str, entries: list[RawEntry]) -> list[tuple[int, int]]:
     """(start, end) of each entry's patch; git splits a type change into a deletion and a creation."""
-    starts = [m.start() for m in re.finditer(r"^diff --git ", patch, re.M)]
+    starts = line_starts(patch, "diff --git ")
     sizes = [2 if e.status == "T" else 1 for e in entries]
     if len(starts) != sum(sizes):
         raise GitError(f"git diff listed {len(entries)} paths but its patch has {len(starts)} sections")
@@ -220,10 +234,13 @@ class Pieces:
 
 def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
     """Each -U0 hunk of one patch section with its added lines."""
-    headers = list(_HUNK.finditer(patch, start, end))
-    stops = [m.start() for m in headers[1:]] + [end]
+    at = line_starts(patch, "@@ -", start, end)
+    stops = [*at[1:], end]
     found = []
-    for m, stop in zip(headers, stops):
+    for begin, stop in zip(at, stops, strict=False):
+        m = _HUNK.match(patch, begin)
+        if m is None:
+            raise GitError(f"could not parse a hunk header in git diff output at offset {begin}")
         old_start, old_n, new_start, new_n = m.groups()
         hunk = Hunk(int(old_start), int(old_n or 1), int(new_start), int(new_n or 1))
         body = patch.find("\n", m.end(), stop) + 1
@@ -243,7 +260,7 @@ def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[str, int, in
     return {
         e.path: (patch, a, b)
         for e, (a, b), binary in zip(text_diff.entries, text_diff.bounds, text_diff.binary, strict=True)
-        if not binary and _HUNK.search(patch, a, b) and "\0" not in patch[a:b]
+        if not binary and line_starts(patch, "@@ -", a, b) and "\0" not in patch[a:b]
     }
 
 

@@ -51,7 +51,7 @@ class Manifest:
 
 def schema_text(name: str) -> str:
     """A shipped JSON Schema: from the installed package, else from a source checkout."""
-    packaged = resources.files("scorer").joinpath("schemas", name)
+    packaged = resources.files("scorer") / "schemas" / name
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
     # Running from a source checkout: schemas/ lives at the top level.
@@ -157,16 +157,16 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(problems))
     warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)
-    simple = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
+    simple: dict[str, Any] = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
     for key in ("required_test", "test_env", "forbidden_substrings", "forbidden_patterns",
                 "sensitive_exempt", "disabled_detectors", "allowed_fingerprints"):
         if key in simple:
             simple[key] = tuple(simple[key])
     if "test_timeout_s" in simple:
         simple["test_timeout_s"] = float(simple["test_timeout_s"])
+    fields: dict[str, Any] = {**simple, **paths}
     return Manifest(
-        **simple,
-        **paths,
+        **fields,
         sha256=hashlib.sha256(raw).hexdigest(),
         source=source,
         warnings=warnings,

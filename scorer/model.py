@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-PASS = "PASS"
+PASS = "PASS"  # noqa: S105 - a verdict, not a password
 FAIL = "FAIL"
 
 # Change statuses, as reported for each ChangedPath.
@@ -118,7 +118,7 @@ class AddedText:
     def lines(self) -> Iterator[AddedLine]:
         """Every added line with its path and line number (slower than `search`)."""
         bounds = (*self.starts[1:], len(self.text))
-        for (path, first), start, stop in zip(self.locations, self.starts, bounds):
+        for (path, first), start, stop in zip(self.locations, self.starts, bounds, strict=False):
             for n, line in enumerate(self.text[start:stop].splitlines()):
                 yield AddedLine(path, first + n, line)
 

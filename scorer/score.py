@@ -8,8 +8,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 from . import __version__, blast, detectors, testrun
@@ -197,7 +197,8 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
-        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow, duration_s=clock() - started,
+        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow,
+        duration_s=clock() - started,
         version=__version__, started_at=started_at,
     ))
 

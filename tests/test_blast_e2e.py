@@ -7,7 +7,6 @@ import hashlib
 import json
 
 import pytest
-
 from conftest import PASSING_TEST, GitRepo, run_cli
 
 MIGRATION = "migrations/0042_add_users_index.sql"

@@ -8,8 +8,8 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import GitRepo
+
 from scorer import gitparse
 from scorer.errors import GitError
 from scorer.git import DIFF_ARGS

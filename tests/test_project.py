@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from conftest import GitRepo
+
 from scorer import __version__
 from scorer.codes import CODES
 from scorer.manifest import load_manifest, schema_text

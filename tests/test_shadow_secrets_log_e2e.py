@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import GitRepo, run_cli
-from scorer.render import RENDERERS
 from test_detectors import SECRET_LINES, SECRETS
+
+from scorer.render import RENDERERS
 
 FORMATS = sorted(RENDERERS)
 
