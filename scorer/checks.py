@@ -9,7 +9,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from . import model
 from .globs import PathMatcher
@@ -17,20 +16,16 @@ from .manifest import Manifest
 from .model import ChangedPath, Inspection, Justification, Violation
 
 
-@dataclass(frozen=True)
 class Job:
     """The manifest plus the facts about this scoring the checks need."""
 
-    manifest: Manifest
-    manifest_in_repo: str | None = None  # the manifest's repo-relative path, if it lives in the repo
-    messages: tuple[str, ...] = ()  # commit messages carrying Blast-Radius trailers
-    line_count: Callable[[str], int | None] = field(default=lambda path: None)
-    allowed: PathMatcher = field(init=False)
-    forbidden: PathMatcher = field(init=False)
+    __slots__ = ("allowed", "forbidden", "manifest", "manifest_in_repo")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "allowed", PathMatcher(self.manifest.allowed_paths))
-        object.__setattr__(self, "forbidden", PathMatcher(self.manifest.forbidden_globs))
+    def __init__(self, manifest: Manifest, manifest_in_repo: str | None = None) -> None:
+        self.manifest = manifest
+        self.manifest_in_repo = manifest_in_repo  # the manifest's repo-relative path, if it lives in the repo
+        self.allowed = PathMatcher(manifest.allowed_paths)
+        self.forbidden = PathMatcher(manifest.forbidden_globs)
 
 
 Check = Callable[[Inspection, Job], Sequence[Violation]]

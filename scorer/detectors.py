@@ -16,7 +16,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .model import AddedMatch, AddedText, Violation
 
@@ -26,8 +26,7 @@ MASK = "****"
 MAX_PER_DETECTOR = 100  # a flood of matches is listed once it is clearly a FAIL
 
 
-@dataclass(frozen=True)
-class Detector:
+class Detector(NamedTuple):
     """One pattern; `code` is the violation code it emits.
 
     `anchors` are literals at least one of which every match contains: a detector

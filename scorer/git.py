@@ -435,9 +435,7 @@ def _plain_file(entry: gitparse.RawEntry) -> bool:
 
 
 def _replace(change: ChangedPath, **kwargs: Any) -> ChangedPath:
-    import dataclasses
-
-    return dataclasses.replace(change, **kwargs)
+    return change._replace(**kwargs)
 
 
 def _ignored_gitignores(ignored: list[str]) -> list[Violation]:

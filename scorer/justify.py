@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .model import ChangedPath, Justification, Violation
 from .sensitive import SensitiveHit, normalize_path
@@ -24,8 +24,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 _TEMPLATE = ('"Justification: <file>:<line> <why>"', '"Rollback: <how to undo>"')
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """What the commit messages say about one blast-radius path."""
 
     path: str
@@ -59,8 +58,8 @@ def _apply(claim: Claim, key: str, value: str) -> Claim:
     """Set one trailer value on a claim."""
     if key == "justification":
         evidence, reason = _split_justification(value)
-        return replace(claim, evidence=evidence, reason=reason)
-    return replace(claim, rollback=value)
+        return claim._replace(evidence=evidence, reason=reason)
+    return claim._replace(rollback=value)
 
 
 def _parse_message(message: str, source: str) -> list[Claim]:
@@ -106,9 +105,9 @@ def _continue(claims: list[Claim], group: list[int], last_key: str | None, raw: 
     for i in group:
         c = claims[i]
         if last_key == "rollback":
-            claims[i] = replace(c, rollback=f"{c.rollback} {raw.strip()}".strip())
+            claims[i] = c._replace(rollback=f"{c.rollback} {raw.strip()}".strip())
         else:
-            claims[i] = replace(c, reason=f"{c.reason} {raw.strip()}".strip())
+            claims[i] = c._replace(reason=f"{c.reason} {raw.strip()}".strip())
     return last_key
 
 

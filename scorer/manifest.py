@@ -6,10 +6,9 @@ import difflib
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import globs
 from .errors import ManifestError
@@ -19,8 +18,7 @@ DEFAULT_TEST_TIMEOUT_S = 600.0
 PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs")
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """A validated manifest. Absent limits are None; path entries are normalised."""
 
     job_id: str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -83,7 +82,7 @@ def to_dict(result: Result) -> dict[str, Any]:
         "changed": [changed_dict(c, result) for c in result.changed],
         "violations": [violation_dict(v, result) for v in result.violations],
         "test": test_dict(result.test),
-        "justifications": [dataclasses.asdict(j) for j in result.justifications],
+        "justifications": [j._asdict() for j in result.justifications],
         "warnings": list(result.warnings),
     }
 

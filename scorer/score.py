@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from . import __version__, blast, detectors, testrun
 from .checks import CHECKS, Job, allowed_paths
@@ -35,8 +34,7 @@ DEFAULT_MANIFEST = "job_manifest.json"
 MAX_PER_CODE = 100  # a 10,000-line paste of `eval(` needs 100 examples, not 10,000
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """What the caller asked for; the CLI builds this from argv."""
 
     repo: str = "."
@@ -121,7 +119,7 @@ def _drop_untracked_manifest(ins: Inspection, rel: str | None) -> tuple[Inspecti
         return ins, []
     note = (f"the manifest {rel} is untracked: it is not scored as part of the change; "
             "commit it or pin it (--manifest-sha256) so the job cannot write its own fence")
-    return dataclasses.replace(ins, changed=kept), [note]
+    return ins._replace(changed=kept), [note]
 
 
 def cap_per_code(violations: list[Violation]) -> list[Violation]:
@@ -205,11 +203,10 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def redacted(result: Result) -> Result:
     """Every free text a report can carry, with secret shapes masked: a secret is never echoed."""
-    return dataclasses.replace(
-        result,
-        violations=tuple(dataclasses.replace(v, message=detectors.redact(v.message)) for v in result.violations),
-        test=dataclasses.replace(result.test, output_tail=detectors.redact(result.test.output_tail),
-                                 reason=detectors.redact(result.test.reason)),
+    return result._replace(
+        violations=tuple(v._replace(message=detectors.redact(v.message)) for v in result.violations),
+        test=result.test._replace(output_tail=detectors.redact(result.test.output_tail),
+                                  reason=detectors.redact(result.test.reason)),
         warnings=tuple(detectors.redact(w) for w in result.warnings),
     )
 

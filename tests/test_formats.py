@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -289,7 +288,7 @@ def test_sarif_binds_run_to_the_facts():
 
 
 def test_sarif_without_manifest_path_omits_location_for_pathless_violation():
-    result = dataclasses.replace(rich_result(), manifest_path="/abs/job_manifest.json")
+    result = rich_result()._replace(manifest_path="/abs/job_manifest.json")
     results = json.loads(render_sarif.render(result))["runs"][0]["results"]
     pathless = [r for r, v in zip(results, result.violations, strict=True) if not v.path]
     assert pathless and all("locations" not in r for r in pathless)
@@ -307,8 +306,8 @@ def test_fingerprints_are_stable_unique_and_line_independent():
     first = _prints(result)
     assert first == _prints(rich_result())
     assert len(set(first)) == len(first)
-    moved = tuple(dataclasses.replace(v, line=v.line + 5 if v.line else None) for v in result.violations)
-    assert _prints(dataclasses.replace(result, violations=moved)) == first
+    moved = tuple(v._replace(line=v.line + 5 if v.line else None) for v in result.violations)
+    assert _prints(result._replace(violations=moved)) == first
 
 
 def test_fingerprints_keep_same_shaped_violations_apart():
@@ -316,13 +315,13 @@ def test_fingerprints_keep_same_shaped_violations_apart():
         Violation("hunk-too-large", "hunk of 90 lines", "a.py", 1),
         Violation("hunk-too-large", "hunk of 95 lines", "a.py", 50),
     )
-    result = dataclasses.replace(rich_result(), violations=twice)
+    result = rich_result()._replace(violations=twice)
     assert len(set(_prints(result))) == 2
 
 
 def test_undecodable_path_bytes_survive_sarif_and_junit():
     path = "bad\udcff name.txt"  # a file name git gave us as bytes that are not UTF-8
-    result = dataclasses.replace(rich_result(), violations=(Violation("unlisted-path", "x", path),))
+    result = rich_result()._replace(violations=(Violation("unlisted-path", "x", path),))
     sarif = render_sarif.render(result)
     sarif.encode("ascii")
     (location,) = json.loads(sarif)["runs"][0]["results"][0]["locations"]
@@ -492,7 +491,7 @@ def test_docs_examples_are_exact_output():
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_code_newer_than_the_tables_is_still_reported(fmt):
-    result = dataclasses.replace(rich_result(), violations=(Violation("brand-new-check", "msg", "a.py", 3),))
+    result = rich_result()._replace(violations=(Violation("brand-new-check", "msg", "a.py", 3),))
     assert "brand-new-check" in readable(fmt, RENDER[fmt](result))
 
 
