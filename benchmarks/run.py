@@ -374,6 +374,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     home = tempfile.mkdtemp(prefix="score-diff-bench-home-")
     try:
         env = generate.git_env(home)
+        # As users run it: installed packages have their bytecode cached. A session that sets
+        # PYTHONDONTWRITEBYTECODE would make score-diff recompile its own modules on every run
+        # (its dependencies were byte-compiled by pip at install), which no user pays.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         if args.profile:
             for size in sizes:
                 profile(generate.ensure(generate.SIZES[size], args.seed, args.cache_dir), env)

@@ -9,13 +9,11 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import __version__, blast, detectors, testrun
-from .checks import CHECKS, Job, allowed_paths
+from . import __version__
 from .errors import GitError, ManifestError, ScoreDiffError
 from .git import Repository
-from .manifest import Manifest, parse_manifest
 from .model import (
     FAIL,
     PASS,
@@ -29,6 +27,13 @@ from .model import (
     TestOutcome,
     Violation,
 )
+
+if TYPE_CHECKING:
+    from .manifest import Manifest
+
+# The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
+# inside the functions below, after git has been started: their ~100 ms of imports
+# then overlap git's own work instead of preceding it, on every commit.
 
 DEFAULT_MANIFEST = "job_manifest.json"
 MAX_PER_CODE = 100  # a 10,000-line paste of `eval(` needs 100 examples, not 10,000
@@ -73,6 +78,9 @@ def read_manifest(
 
     A pinned digest is checked against the raw bytes before anything is parsed.
     """
+    from . import blast
+    from .manifest import parse_manifest
+
     if base is not None and rel is not None:
         raw = repo.read_file(base, rel)
         if raw is None:
@@ -139,6 +147,8 @@ def _test_outcome(
     opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation], environ: Mapping[str, str],
     worktree_head: Callable[[], str | None],
 ) -> TestOutcome:
+    from . import testrun
+
     argv = manifest.required_test
     if violations:
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
@@ -175,6 +185,9 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         pending = repo.start_worktree()  # git runs while the manifest is validated
         manifest = read_manifest(repo, path, rel, None, opts, environ)
         ins = pending()
+    from . import blast, detectors
+    from .checks import CHECKS, Job, allowed_paths
+
     ins, notes = _drop_untracked_manifest(ins, rel) if ins.mode == "worktree" else (ins, [])
     job = Job(manifest, manifest_in_repo=rel)
     found = [v for check in CHECKS for v in check(ins, job)]
@@ -203,6 +216,8 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def redacted(result: Result) -> Result:
     """Every free text a report can carry, with secret shapes masked: a secret is never echoed."""
+    from . import detectors
+
     return result._replace(
         violations=tuple(v._replace(message=detectors.redact(v.message)) for v in result.violations),
         test=result.test._replace(output_tail=detectors.redact(result.test.output_tail),
