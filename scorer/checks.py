@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from . import model
 from .globs import PathMatcher
 from .manifest import Manifest
-from .model import ChangedPath, Inspection, Justification, Violation
+from .model import AddedText, ChangedPath, Inspection, Justification, Violation
 
 
 class Job:
@@ -100,9 +100,14 @@ def token_patterns(manifest: Manifest) -> list[tuple[str, re.Pattern[str]]]:
 
 def check_tokens(ins: Inspection, job: Job) -> list[Violation]:
     """Only added lines (and all lines of new files): never content the job did not add."""
+    return check_added_tokens(ins.added, job)
+
+
+def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
+    """check_tokens for one batch of added lines (the scorer runs it while git streams)."""
     found = []
     for label, pattern in token_patterns(job.manifest):
-        for hit in ins.added.search(pattern):
+        for hit in added.search(pattern):
             what = f"forbidden substring {hit.match!r}" if label == "substring" else f"forbidden {label}"
             found.append(Violation("forbidden-token", f"added line contains {what}", hit.path, hit.line))
     return found
@@ -159,9 +164,24 @@ CHECKS: tuple[Check, ...] = (
     check_paths,
     check_file_count,
     check_sizes,
-    check_tokens,
     check_kinds,
 )
+
+# Checks of added lines alone: the scorer runs them on each batch of lines as git streams
+# the diff, so their regex scans overlap git's work. Together with CHECKS they are every check.
+ContentCheck = Callable[[AddedText, Job], Sequence[Violation]]
+
+
+def check_secrets(added: AddedText, job: Job) -> list[Violation]:
+    """The built-in secret and risky-shell detectors (scorer.detectors)."""
+    from . import detectors
+
+    m = job.manifest
+    return detectors.scan(added, disabled=frozenset(m.disabled_detectors),
+                          allowed_fingerprints=frozenset(m.allowed_fingerprints))
+
+
+CONTENT_CHECKS: tuple[ContentCheck, ...] = (check_added_tokens, check_secrets)
 
 
 def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:

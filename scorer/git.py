@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import queue
 import stat
 import subprocess
 import threading
@@ -15,7 +16,9 @@ from typing import Any
 
 from . import gitparse, model
 from .errors import GitError
-from .model import ChangedPath, Hunk, Inspection, Violation
+from .model import AddedText, ChangedPath, Hunk, Inspection, Violation
+
+Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
 
 # Config that would change what git reports, pinned on every call.
 _PINNED = {
@@ -96,16 +99,33 @@ class Repository:
         return bytes(out)
 
     def stream(self, handle: Any, seen: Callable[[bytes], object]) -> Iterator[bytes]:
-        """A started git call's output as it is written; stderr drains on a thread so git never blocks."""
+        """A started git call's output as it is written.
+
+        Threads drain stdout and stderr (reading releases the GIL), so git never waits for
+        Python: it computes the next files while Python parses and checks the last ones.
+        """
         proc = handle.proc
+        _grow_pipe(proc.stdout)
+        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         errors: list[bytes] = []
-        drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
-        drain.start()
-        while chunk := proc.stdout.read1(1 << 20):
+
+        def pump() -> None:
+            try:
+                while chunk := proc.stdout.read1(1 << 20):
+                    chunks.put(chunk)
+            finally:
+                chunks.put(None)
+
+        threads = [threading.Thread(target=pump, daemon=True),
+                   threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)]
+        for thread in threads:
+            thread.start()
+        while (chunk := chunks.get()) is not None:
             seen(chunk)
             yield chunk
         proc.wait()
-        drain.join()
+        for thread in threads:
+            thread.join()
         _check(proc, b"".join(errors), (0,))
 
     def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
@@ -179,14 +199,15 @@ class Repository:
         return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]
 
     # -- inspection ----------------------------------------------------------
-    def inspect_worktree(self) -> Inspection:
+    def inspect_worktree(self, watch: Watch | None = None) -> Inspection:
         """Everything that differs from HEAD: staged, unstaged and untracked."""
-        return self.start_worktree()()
+        return self.start_worktree()(watch)
 
-    def start_worktree(self) -> Callable[[], Inspection]:
+    def start_worktree(self) -> Callable[[Watch | None], Inspection]:
         """Start the git calls now; the returned function collects them into an Inspection.
 
-        git works while the caller imports and validates the manifest.
+        git works while the caller imports and validates the manifest. `watch`, if given,
+        sees every added line exactly once, a batch at a time, while git is still writing.
         """
         head = self.head()
         old = head or self._empty_tree()
@@ -200,9 +221,9 @@ class Repository:
         filters = self.start("config", "-z", "--get-regexp", r"^filter\..*\.(clean|process)$")
         branch = self.branch()
 
-        def finish() -> Inspection:
+        def finish(watch: Watch | None = None) -> Inspection:
             pieces, digest = gitparse.Pieces(), hashlib.sha256()
-            found, _ = self._changes(diff, head, None, pieces, digest)
+            found, _ = self._changes(diff, head, None, pieces, digest, watch)
             changes = [self._with_worktree_facts(c) for c in found]
             untracked, flagged = gitparse.parse_ls_files_v(self.finish(listing))
             changes += [self._untracked(p, pieces, digest) for p in untracked]
@@ -211,6 +232,8 @@ class Repository:
             anomalies += _unscored_index(gitparse.partially_staged(self.finish(index_state)), unmerged)
             anomalies += _ignored_gitignores(gitparse.split_z(self.finish(ignored)))
             anomalies += _filter_drivers(self.finish(filters, ok=(0, 1)))
+            if watch is not None:
+                watch(pieces.take_new())  # the untracked files
             return Inspection(
                 mode="worktree", repo_root=self.root, head=head, branch=branch,
                 changed=tuple(changes), added=pieces.build(), anomalies=tuple(anomalies),
@@ -219,13 +242,15 @@ class Repository:
 
         return finish
 
-    def inspect_range(self, base: str, head: str | None, need_sizes: bool = False) -> Inspection:
+    def inspect_range(
+        self, base: str, head: str | None, need_sizes: bool = False, watch: Watch | None = None
+    ) -> Inspection:
         """The commits from the merge-base of base and head to head."""
         head_sha = self.resolve(head or "HEAD")
         base_sha = self.merge_base(self.resolve(base), head_sha)
         pieces, digest = gitparse.Pieces(), hashlib.sha256()
         changes, entries = self._changes(self.start("diff", base_sha, head_sha, *DIFF_ARGS), base_sha, head_sha,
-                                         pieces, digest)
+                                         pieces, digest, watch)
         if need_sizes:
             changes = self._with_blob_sizes(changes, entries)
         return Inspection(
@@ -234,7 +259,8 @@ class Repository:
         )
 
     def _changes(
-        self, diff: Any, old: str | None, new: str | None, pieces: gitparse.Pieces, digest: Any
+        self, diff: Any, old: str | None, new: str | None, pieces: gitparse.Pieces, digest: Any,
+        watch: Watch | None = None,
     ) -> tuple[list[ChangedPath], list[gitparse.RawEntry]]:
         """Parse the started diff as it streams; then look again at what git called binary."""
         changes: list[ChangedPath] = []
@@ -242,6 +268,8 @@ class Repository:
         for part in gitparse.stream_diff(self.stream(diff, digest.update)):
             changes += gitparse.to_changes(part, pieces)
             entries += part.entries
+            if watch is not None:
+                watch(pieces.take_new())
         suspect = [i for i, (e, c) in enumerate(zip(entries, changes, strict=False)) if c.binary and _plain_file(e)]
         if suspect:
             # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
@@ -252,6 +280,8 @@ class Repository:
             binary_only = gitparse.DiffOutput(subset, "", [(0, 0)] * len(subset), [True] * len(subset))
             for i, change in zip(suspect, gitparse.to_changes(binary_only, pieces, text), strict=False):
                 changes[i] = change
+            if watch is not None:
+                watch(pieces.take_new())
         return changes, entries
 
     def _with_worktree_facts(self, change: ChangedPath) -> ChangedPath:
@@ -387,6 +417,16 @@ def read_worktree_file(root: str, path: str) -> bytes | None:
             return fh.read()
     except OSError:
         return None
+
+
+def _grow_pipe(stream: Any) -> None:
+    """A 1 MiB pipe lets git run ahead of the reader (Linux; elsewhere the default stays)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError, ValueError):
+        pass
 
 
 def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:

@@ -217,6 +217,7 @@ class Pieces:
         self.starts: list[int] = []
         self.locations: list[tuple[str, int]] = []
         self.size = 0
+        self.taken = 0
 
     def add(self, path: str, first_line: int, text: str) -> None:
         if not text:
@@ -230,6 +231,15 @@ class Pieces:
 
     def build(self) -> model.AddedText:
         return model.AddedText("".join(self.parts), tuple(self.starts), tuple(self.locations))
+
+    def take_new(self) -> model.AddedText:
+        """The added text of the pieces since the last call: each piece is handed out once."""
+        first, self.taken = self.taken, len(self.parts)
+        if first == len(self.parts):
+            return model.AddedText()
+        base = self.starts[first]
+        return model.AddedText("".join(self.parts[first:]), tuple(s - base for s in self.starts[first:]),
+                               tuple(self.locations[first:]))
 
 
 def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:

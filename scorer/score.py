@@ -22,6 +22,7 @@ from .model import (
     TEST_PASSED,
     TEST_SKIPPED,
     TEST_TIMEOUT,
+    AddedText,
     Inspection,
     Result,
     TestOutcome,
@@ -29,6 +30,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from .checks import Job
     from .manifest import Manifest
 
 # The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
@@ -121,6 +123,24 @@ def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[str]:
     return found
 
 
+def _job(manifest: Manifest, rel: str | None) -> Job:
+    from .checks import Job
+
+    return Job(manifest, manifest_in_repo=rel)
+
+
+def _check_content(job: Job, into: list[Violation], added: AddedText, skip: str | None = None) -> None:
+    """Run the checks of added lines on one batch, while git is still streaming the rest."""
+    from .checks import CONTENT_CHECKS
+
+    for check in CONTENT_CHECKS:
+        into.extend(v for v in check(added, job) if skip is None or v.path != skip)
+
+
+def _where(v: Violation) -> tuple[str, int, str]:
+    return (v.path or "", v.line or 0, v.code)
+
+
 def _drop_untracked_manifest(ins: Inspection, rel: str | None) -> tuple[Inspection, list[str]]:
     kept = tuple(c for c in ins.changed if not (c.untracked and c.path == rel))
     if len(kept) == len(ins.changed):
@@ -175,28 +195,29 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     started, started_at = clock(), now_iso()
     repo = Repository(Path(opts.cwd, opts.repo))
     path, rel = manifest_location(opts, repo.root, environ)
+    content: list[Violation] = []
     if opts.base is not None:
         base_sha = repo.resolve(opts.base)
         manifest = read_manifest(repo, path, rel, base_sha, opts, environ)
-        ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None)
+        job = _job(manifest, rel)
+        ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None,
+                                 watch=partial(_check_content, job, content))
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
         pending = repo.start_worktree()  # git runs while the manifest is validated
         manifest = read_manifest(repo, path, rel, None, opts, environ)
-        ins = pending()
-    from . import blast, detectors
-    from .checks import CHECKS, Job, allowed_paths
+        job = _job(manifest, rel)
+        ins = pending(partial(_check_content, job, content, skip=rel))
+    from . import blast
+    from .checks import CHECKS, allowed_paths
 
     ins, notes = _drop_untracked_manifest(ins, rel) if ins.mode == "worktree" else (ins, [])
-    job = Job(manifest, manifest_in_repo=rel)
-    found = [v for check in CHECKS for v in check(ins, job)]
+    found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
     blast_found, accepted = blast.check_blast_radius(
         ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
     )
-    found += detectors.scan(ins.added, disabled=frozenset(manifest.disabled_detectors),
-                            allowed_fingerprints=frozenset(manifest.allowed_fingerprints))
     violations = cap_per_code(found + blast_found)
     shadow = opts.shadow or manifest.mode == "shadow"
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
