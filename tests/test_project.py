@@ -107,3 +107,17 @@ def test_installed_wheel_finds_its_schemas_and_scores(tmp_path, committed: GitRe
 def test_version_is_reported():
     out = subprocess.run([sys.executable, "-m", "scorer", "--version"], capture_output=True, text=True)
     assert re.fullmatch(rf"score-diff {re.escape(__version__)}\n", out.stdout)
+
+
+def test_demo_walkthrough_behaves_as_the_readme_says(capsys):
+    """`score-diff demo`: empty tree FAIL, decoy FAIL, fix PASS, hook blocks the decoy and allows the fix."""
+    from scorer import cli
+
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "FAIL [empty-diff]" in out
+    assert "FAIL [forbidden-path] src/legacy_pricing.py" in out
+    assert "FAIL [forbidden-token] src/legacy_pricing.py:9" in out
+    assert out.count("RESULT: PASS\n") == 2  # the fix, by hand and in the hook
+    assert "(commit blocked: as expected)" in out and "(commit allowed: as expected)" in out
+    assert out.rstrip().endswith("demo finished: every step behaved as expected")

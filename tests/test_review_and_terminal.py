@@ -6,8 +6,8 @@ import io
 import json
 
 import pytest
-
 from conftest import GitRepo, run_cli
+
 from scorer import gitparse
 from scorer.commands import Progress, colourise, use_colour
 
