@@ -108,11 +108,15 @@ class Repository:
         _grow_pipe(proc.stdout)
         chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         errors: list[bytes] = []
+        broken: list[BaseException] = []
 
         def pump() -> None:
             try:
                 while chunk := proc.stdout.read1(1 << 20):
                     chunks.put(chunk)
+            except BaseException as exc:  # a half-read diff must never pass for a whole one
+                broken.append(exc)
+                proc.kill()
             finally:
                 chunks.put(None)
 
@@ -126,6 +130,8 @@ class Repository:
         proc.wait()
         for thread in threads:
             thread.join()
+        if broken:
+            raise GitError(f"could not read git's output: {broken[0]}")
         _check(proc, b"".join(errors), (0,))
 
     def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
