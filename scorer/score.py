@@ -129,10 +129,13 @@ def _job(manifest: Manifest, rel: str | None) -> Job:
     return Job(manifest, manifest_in_repo=rel)
 
 
-def _check_content(job: Job, into: list[Violation], added: AddedText, skip: str | None = None) -> None:
+def _check_content(
+    job: Job, into: list[Violation], seen: list[int], added: AddedText, skip: str | None = None
+) -> None:
     """Run the checks of added lines on one batch, while git is still streaming the rest."""
     from .checks import CONTENT_CHECKS
 
+    seen[0] += len(added.text)
     for check in CONTENT_CHECKS:
         into.extend(v for v in check(added, job) if skip is None or v.path != skip)
 
@@ -196,19 +199,22 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     repo = Repository(Path(opts.cwd, opts.repo))
     path, rel = manifest_location(opts, repo.root, environ)
     content: list[Violation] = []
+    seen = [0]  # characters of added text the content checks have read
     if opts.base is not None:
         base_sha = repo.resolve(opts.base)
         manifest = read_manifest(repo, path, rel, base_sha, opts, environ)
         job = _job(manifest, rel)
         ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None,
-                                 watch=partial(_check_content, job, content))
+                                 watch=partial(_check_content, job, content, seen))
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
         pending = repo.start_worktree()  # git runs while the manifest is validated
         manifest = read_manifest(repo, path, rel, None, opts, environ)
         job = _job(manifest, rel)
-        ins = pending(partial(_check_content, job, content, skip=rel))
+        ins = pending(partial(_check_content, job, content, seen, skip=rel))
+    if seen[0] != len(ins.added.text):  # every added line must have been checked, once
+        raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     from . import blast
     from .checks import CHECKS, allowed_paths
 

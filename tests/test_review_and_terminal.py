@@ -110,3 +110,14 @@ def test_progress_ticks_and_clears_its_line():
     progress.done()
     assert "running required test ... 3s" in stream.getvalue()
     assert stream.getvalue().endswith("\r")
+
+
+def test_added_lines_the_content_checks_never_saw_fail_closed(committed: GitRepo, monkeypatch):
+    """If a batch of added lines ever escaped the streamed checks, the scorer must not PASS."""
+    from scorer.model import AddedText
+
+    committed.write("allowed/a.py", "eval(x)\n")
+    monkeypatch.setattr(gitparse.Pieces, "take_new", lambda self: AddedText())
+    out = committed.score()
+    assert (out.exit_code, out.codes) == (2, {"internal-error"})
+    assert out.last_line == "RESULT: FAIL (could not score: internal-error)"
