@@ -79,7 +79,7 @@ def page(text: str, stdout: TextIO, environ: Mapping[str, str]) -> None:
 
 def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
     """Score a range; show the diff only when it PASSes."""
-    from .cli import emit
+    from .cli import emit, log_decision
     from .git import Repository
     from .score import Options, could_not_score, score
 
@@ -89,6 +89,8 @@ def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
     p.add_argument("--manifest", help="job manifest (read at --base when it lives in the repository)")
     p.add_argument("--repo", default=".")
     p.add_argument("--skip-test", action="store_true")
+    p.add_argument("--log-db", metavar="PATH", help="decision log (default: <git dir>/score-diff/decisions.sqlite3)")
+    p.add_argument("--no-log", action="store_true", help="do not append this review to the decision log")
     args = p.parse_args(argv)
     opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
                    skip_test=args.skip_test, cwd=os.getcwd())
@@ -97,6 +99,8 @@ def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
     except (ScoreDiffError, Exception) as exc:
         result = could_not_score(exc, "range")
     emit(result, [["text", None]], stdout)
+    if not args.no_log:
+        log_decision(result, args.log_db, os.path.join(os.getcwd(), args.repo))
     if result.exit_code != 0 or result.shadow:
         stdout.write("The change did not PASS: restore the tree; do not read the patch.\n")
         return result.exit_code or 1
