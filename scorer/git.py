@@ -141,11 +141,13 @@ class Repository:
     def head(self) -> str | None:
         """Commit id of HEAD, or None in a repository with no commits yet."""
         try:  # GitPython reads the ref files itself: no process to start on every commit
+            # (head.is_valid() would start `git cat-file --batch-check` to look at the object)
             from git.refs.symbolic import SymbolicReference
 
-            if self._repo.head.is_valid():
-                return str(SymbolicReference.dereference_recursive(self._repo, "HEAD"))
-        except Exception:  # noqa: S110 - ref formats GitPython cannot read: ask git
+            sha = str(SymbolicReference.dereference_recursive(self._repo, "HEAD"))
+            if len(sha) in (40, 64) and all(c in "0123456789abcdef" for c in sha):
+                return sha
+        except Exception:  # noqa: S110 - unborn HEAD, or ref formats GitPython cannot read: ask git
             pass
         out = self.run("rev-parse", "--verify", "-q", "HEAD^{commit}", ok=(0, 1))
         return out.decode().strip() or None
