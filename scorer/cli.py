@@ -36,7 +36,7 @@ def score_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="score-diff",
         description="Decide from git alone whether an agent's change stayed inside its job manifest.",
-        epilog="subcommands: demo, " + ", ".join(sorted(SUBCOMMANDS)) + " (score-diff SUBCOMMAND --help)",
+        epilog="subcommands: " + ", ".join(sorted(SUBCOMMANDS)) + " (score-diff SUBCOMMAND --help)",
     )
     p.add_argument("--manifest", help="job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json "
                    "at the repository root)")
@@ -48,8 +48,10 @@ def score_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", action=_OutputAction, help="write the preceding --format to FILE")
     p.add_argument("--skip-test", action="store_true", help="do not run required_test (PASS says so)")
     p.add_argument("--shadow", action="store_true", help="report would-fail violations but exit 0")
-    p.add_argument("--branches", nargs="+", action="extend", metavar="GLOB",
-                   help="score only on branches matching GLOB (e.g. 'agent-*'); a detached HEAD is always scored")
+    # One glob per flag: a hook's trailing COMMIT_MSG_FILE must never be read as a glob.
+    p.add_argument("--branches", action="append", metavar="GLOB",
+                   help="score only on branches matching GLOB (e.g. 'agent-*'; repeat the flag for more); "
+                   "a detached HEAD is always scored")
     p.add_argument("--manifest-sha256", metavar="HEX", help="refuse to score unless the manifest has this "
                    "sha256 (also $SCORE_DIFF_MANIFEST_SHA256, or a <manifest>.sha256 file beside it)")
     p.add_argument("--message-file", action="append", default=[], metavar="FILE",

@@ -160,7 +160,11 @@ def demo(argv: Sequence[str], environ: Mapping[str, str], out: TextIO) -> int:
     """Run the walkthrough; `--keep DIR` builds it in DIR and leaves it there."""
     if argv[:1] == ["--keep"] and len(argv) == 2:
         root = Path(argv[1]).resolve()
-        root.mkdir(parents=True, exist_ok=False)
+        try:
+            root.mkdir(parents=True, exist_ok=False)
+        except OSError as exc:
+            out.write(f"score-diff demo: cannot create {root}: {exc.strerror or exc} (name a new directory)\n")
+            return 2
         return Walkthrough(root, environ, out).run()
     if argv:
         out.write("usage: score-diff demo [--keep DIR]\n")

@@ -233,7 +233,7 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     return redacted(Result(
         verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,
         violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
-        branch=ins.branch, change_digest=ins.change_digest, manifest_path=str(path),
+        branch=ins.branch, change_digest=ins.change_digest, manifest_path=rel or str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
         justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow,
         duration_s=clock() - started,

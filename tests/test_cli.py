@@ -94,7 +94,7 @@ def test_branches(committed: GitRepo, capsys, branch: str | None, globs: list[st
     elif branch != "main":
         committed.git("checkout", "-q", "-b", branch)
     committed.write("other/b.py", "unlisted change\n")
-    code = cli.main(scoring(committed, "--branches", *globs))
+    code = cli.main(scoring(committed, *[arg for glob in globs for arg in ("--branches", glob)]))
     text = capsys.readouterr().out
     if scored:
         assert code == 1 and last_line(text) == "RESULT: FAIL"
@@ -288,3 +288,19 @@ def test_python_dash_m_scorer_scores(committed: GitRepo) -> None:
 def test_version(capsys) -> None:
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("score-diff ")
+
+
+def test_branches_takes_one_glob_so_the_hooks_message_file_is_never_a_glob(committed: GitRepo, capsys, tmp_path) -> None:
+    """pre-commit appends the commit message file after the hook's args, e.g. `--branches agent-* MSGFILE`."""
+    committed.git("checkout", "-q", "-b", "agent-x")
+    committed.write("allowed/a.py", "changed\n")
+    message = tmp_path / "COMMIT_EDITMSG"
+    message.write_text("fix\n")
+    code = cli.main(scoring(committed, "--branches", "agent-*", str(message)))
+    assert code == 0
+    assert last_line(capsys.readouterr().out) == "RESULT: PASS (with test skipped)"
+
+
+def test_demo_keep_refuses_an_existing_directory(tmp_path, capsys) -> None:
+    assert cli.main(["demo", "--keep", str(tmp_path)]) == 2
+    assert "name a new directory" in capsys.readouterr().out
