@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from . import model
-from .globs import PathMatcher
+from .globs import ForbiddenMatcher, PathMatcher
 from .manifest import Manifest
 from .model import AddedText, ChangedPath, Inspection, Justification, Violation
 
@@ -25,7 +27,7 @@ class Job:
         self.manifest = manifest
         self.manifest_in_repo = manifest_in_repo  # the manifest's repo-relative path, if it lives in the repo
         self.allowed = PathMatcher(manifest.allowed_paths)
-        self.forbidden = PathMatcher(manifest.forbidden_globs)
+        self.forbidden = ForbiddenMatcher(manifest.forbidden_globs)
 
 
 Check = Callable[[Inspection, Job], Sequence[Violation]]
@@ -106,17 +108,50 @@ def check_tokens(ins: Inspection, job: Job) -> list[Violation]:
 def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
     """check_tokens for one batch of added lines (the scorer runs it while git streams)."""
     found = []
+    read = as_read(added)
     for label, pattern in token_patterns(job.manifest):
-        for hit in added.search(pattern):
+        hits = list(added.search(pattern))
+        if read is not None:  # lines only the languages' reading shows
+            seen = {(h.path, h.line) for h in hits}
+            hits += [h for h in read[0].search(pattern, read[1]) if (h.path, h.line) not in seen]
+        for hit in hits:
             what = f"forbidden substring {hit.match!r}" if label == "substring" else f"forbidden {label}"
             found.append(Violation("forbidden-token", f"added line contains {what}", hit.path, hit.line))
     return found
+
+
+_LINE_ENDS = str.maketrans(dict.fromkeys("\r\x85\u2028\u2029", "\n"))
+
+
+def as_read(added: AddedText) -> tuple[AddedText, str] | None:
+    """The added lines as the languages they are written in read them, where that differs from git:
+    Python folds identifiers with NFKC (fullwidth `eval(` calls eval), and ends a line at a lone CR as
+    JavaScript does at U+2028 (so `^import ctypes` must match after one). Returns the NFKC text and
+    a same-length view of it whose line ends are all newlines; None when that is the text itself.
+    """
+    text = added.text
+    if text.isascii() and "\r" not in text:
+        return None
+    if not text.isascii():  # NFKC never adds or removes a newline: each block keeps its line numbers
+        ends = (*added.starts[1:], len(text))
+        blocks = [unicodedata.normalize("NFKC", text[a:b]) for a, b in zip(added.starts, ends, strict=True)]
+        starts = tuple(accumulate((len(b) for b in blocks[:-1]), initial=0))
+        added = AddedText("".join(blocks), starts, added.locations)
+    view = added.text.translate(_LINE_ENDS)
+    return None if view == text else (added, view)
 
 
 def escapes_repo(path: str, target: str) -> bool:
     """Does a symlink at `path` pointing at `target` leave the repository? Pure string logic."""
     if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
         return True
+    named = False
+    for part in target.replace("\\", "/").split("/"):
+        # `name/..` is the parent of whatever `name` resolves to: when `name` is itself a link
+        # (`up -> ..`), `up/../x` is beside the repository, though the text says inside.
+        if part == ".." and named:
+            return True
+        named = named or part not in ("", ".", "..")
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target.replace("\\", "/")))
     return joined == ".." or joined.startswith("../")
 

@@ -104,9 +104,12 @@ def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
     if result.exit_code != 0 or result.shadow:
         stdout.write("The change did not PASS: restore the tree; do not read the patch.\n")
         return result.exit_code or 1
+    from .render import printable_lines
+
     repo = Repository(os.path.join(os.getcwd(), args.repo))
     assert result.base and result.head
-    page(repo.display_diff(result.base, result.head), stdout, environ)
+    # The reviewer reads this to judge the change: escape sequences in it must not hide lines.
+    page(printable_lines(repo.display_diff(result.base, result.head)), stdout, environ)
     return 0
 
 

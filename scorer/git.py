@@ -8,6 +8,7 @@ import hashlib
 import os
 import posixpath
 import queue
+import re
 import stat
 import subprocess
 import threading
@@ -53,11 +54,17 @@ _ENV_OVERRIDES = {
     "GIT_EXTERNAL_DIFF": "",
     "GIT_DIFF_OPTS": "",
     "GIT_NO_REPLACE_OBJECTS": "1",  # `git replace` could swap what a commit contains
+    "GIT_GRAFT_FILE": os.devnull,  # .git/info/grafts could give main the agent's commit as a parent
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_PAGER": "cat",
 }
 _REFUSED_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE")
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Where git looks for a short ref name, in order (git help revisions); `$GIT_DIR/NAME` comes
+# first, but only for all-caps names such as HEAD.
+_REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+_REF_NAME_END = re.compile(r"[~^:]|@\{")
+_FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 
 
@@ -78,7 +85,24 @@ class Repository:
             raise GitError(f"{path} is a bare repository; score-diff needs a working tree")
         self.root = str(self._repo.working_tree_dir)
         self.git_dir = str(self._repo.git_dir)
+        self._refuse_another_worktree()
         self._env = {**_ENV_OVERRIDES, "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
+
+    def _refuse_another_worktree(self) -> None:
+        """git commits from $GIT_DIR, core.worktree and $GIT_WORK_TREE; GitPython may settle on other
+        directories, and scoring one tree while git commits another would score nothing."""
+        try:
+            configured = str(self._repo.config_reader("repository").get_value("core", "worktree", ""))
+        except Exception:  # an unreadable config: git itself says so on the first call
+            configured = ""
+        claims = [("GIT_DIR", os.environ.get("GIT_DIR", ""), self.git_dir),  # relative to the current directory
+                  ("GIT_WORK_TREE", os.environ.get("GIT_WORK_TREE", ""), self.root)]
+        if configured:  # relative to the git directory
+            claims.append(("core.worktree", os.path.join(self.git_dir, configured), self.root))
+        for source, where, scored in claims:
+            if where and os.path.realpath(where) != os.path.realpath(scored):
+                raise GitError(f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
+                               "repository git commits to, or unset it")
 
     # -- running git -------------------------------------------------------
     def start(self, *args: str, stdin: bool = False, literal: bool = False) -> Any:
@@ -167,10 +191,30 @@ class Repository:
         return out.decode("utf-8", "replace").strip() or None
 
     def resolve(self, ref: str) -> str:
+        meanings = self._ref_meanings(ref)
+        if len(meanings) > 1:
+            raise GitError(f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
+                           "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
+                           "or a full commit id")
         out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
         if not out.strip():
             raise GitError(f"{ref!r} is not a commit in this repository (fetch it, or fetch with full history)")
         return out.decode().strip()
+
+    def _ref_meanings(self, ref: str) -> list[str]:
+        """Everything the name at the start of `ref` could mean to git: a tag `main` beats the branch
+        `main`, and any ref beats an abbreviated commit id, so a ref the agent pushed could move --base."""
+        name = _REF_NAME_END.split(ref, maxsplit=1)[0]
+        if not name or _FULL_ID.fullmatch(name):  # a full commit id always means itself
+            return []
+        wanted = {rule.format(name) for rule in _REF_RULES} | ({name} if name.startswith("refs/") else set())
+        out = self.run("for-each-ref", "--format=%(refname)", *sorted(wanted))
+        found = sorted(set(out.decode("utf-8", "replace").splitlines()) & wanted)
+        if re.fullmatch(r"[A-Z_]+", name) and os.path.isfile(os.path.join(self.git_dir, name)):
+            found.insert(0, name)  # HEAD, FETCH_HEAD, ...
+        if found and re.fullmatch(r"[0-9a-fA-F]{4,}", name):
+            found.append("an abbreviated commit id")
+        return found
 
     def merge_base(self, base: str, head: str) -> str:
         out = self.run("merge-base", base, head, ok=(0, 1))
@@ -259,6 +303,7 @@ class Repository:
         pieces, digest = gitparse.Pieces(), hashlib.sha256()
         changes, entries = self._changes(self.start("diff", base_sha, head_sha, *DIFF_ARGS), base_sha, head_sha,
                                          pieces, digest, watch)
+        changes = self._with_link_targets(changes, entries)
         if need_sizes:
             changes = self._with_blob_sizes(changes, entries)
         return Inspection(
@@ -301,6 +346,14 @@ class Repository:
             return change
         target = _readlink(self.root, change.path) if change.symlink else None
         return _replace(change, size=st.st_size, symlink_target=target)
+
+    def _with_link_targets(self, changes: list[ChangedPath], entries: list[gitparse.RawEntry]) -> list[ChangedPath]:
+        """A symlink's target is its whole blob: -U0 shows only the lines of it that changed."""
+        return [
+            _replace(c, symlink_target=os.fsdecode(self.run("cat-file", "blob", e.new_sha)))
+            if c.symlink and e.new_mode == gitparse.SYMLINK_MODE else c
+            for c, e in zip(changes, entries, strict=True)
+        ]
 
     def _with_blob_sizes(self, changes: list[ChangedPath], entries: list[gitparse.RawEntry]) -> list[ChangedPath]:
         shas = [e.new_sha for e in entries]

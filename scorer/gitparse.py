@@ -205,7 +205,7 @@ def _added_block(patch: str, body: int, end: int, new_lines: int) -> str:
     if "\n-" in block or "\n " in block:  # not the usual removed-then-added shape
         lines = [ln[1:] for ln in block.splitlines() if ln.startswith("+")]
         return "\n".join(lines) + "\n"
-    block = block.replace(_NO_NEWLINE, "")
+    block = block.replace("\n" + _NO_NEWLINE, "\n")  # git's marker is a line of its own, never text in one
     return block[1:].replace("\n+", "\n")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 import warnings
 from collections.abc import Iterable, Sequence
 
@@ -103,6 +104,27 @@ class PathMatcher:
             return False
         search, path = self._regex.search, _wildmatch_form(path)
         return search(path) is not None or any(search(d) is not None for d in _parent_dirs(path))
+
+
+def fold(path: str) -> str:
+    """A path as a case-insensitive, normalising file system files it: macOS and Windows store
+    `SRC/Pricing.py` as `src/pricing.py`, macOS NFD `café` as NFC `café`, and Windows drops a
+    name's trailing dots and spaces."""
+    text = unicodedata.normalize("NFC", path).lower()
+    return "/".join(part.rstrip(". ") or part for part in text.split("/"))
+
+
+class ForbiddenMatcher:
+    """Forbidden entries match a path as spelt, and as any checkout would file it: a job must not
+    reach a forbidden file through a spelling that lands on it on someone's disk."""
+
+    def __init__(self, entries: Sequence[str]) -> None:
+        self.entries = tuple(entries)
+        self._exact = PathMatcher(entries)
+        self._folded = PathMatcher([fold(e) for e in entries])
+
+    def __call__(self, path: str) -> bool:
+        return self._exact(path) or self._folded(fold(path))
 
 
 def _combined(globs: Sequence[str]) -> re.Pattern[str]:

@@ -104,6 +104,8 @@ def _clean_paths(data: dict[str, Any]) -> tuple[dict[str, tuple[str, ...]], list
                 entry = globs.normalise_entry(raw)
                 if globs.is_glob(entry):  # a literal path needs no compiling (5,000 of them: 0.5 s)
                     globs.compile_entry(entry)
+                    if key == "forbidden_globs":  # also matched case-folded: `[Z-a]` becomes `[z-a]`
+                        globs.compile_entry(globs.fold(entry))
                 entries.append(entry)
             except globs.GlobError as exc:
                 problems.append(f"{key}[{i}] {raw!r} {exc}")

@@ -100,11 +100,15 @@ class AddedText(NamedTuple):
         path, first = self.locations[i]
         return path, first + self.text.count("\n", self.starts[i], offset)
 
-    def search(self, pattern: re.Pattern[str]) -> Iterator[AddedMatch]:
-        """Yield each match of `pattern` in the added lines, with where it is."""
+    def search(self, pattern: re.Pattern[str], view: str | None = None) -> Iterator[AddedMatch]:
+        """Yield each match of `pattern` in the added lines, with where it is.
+
+        `view`, if given, is matched instead: a same-length spelling of `text` (line numbers
+        still count the newlines of `text`).
+        """
         text, starts = self.text, self.starts
         block, pos, line, path = -1, 0, 0, ""
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text if view is None else view):
             at = m.start()
             i = bisect.bisect_right(starts, at) - 1
             if i != block:  # count newlines only since the last match: linear in the text

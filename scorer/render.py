@@ -3,10 +3,41 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from .model import FAIL, ChangedPath, Result, TestOutcome, Violation
+
+# What would let a file name or the test's output rewrite a terminal or a CI log: C0 and C1
+# controls (ESC starts cursor moves and SGR 8, which hides everything printed after it; CR
+# returns over a line already shown), line and paragraph separators, bidirectional overrides,
+# and lone surrogates from undecodable names. Tab stays.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(m: re.Match[str]) -> str:
+    char = m.group(0)
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the original byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """`text` as one printable line: a name cannot start a line of its own (`RESULT: PASS`,
+    a `::workflow-command::`) or hide the verdict after it."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def printable_lines(text: str) -> str:
+    """Multi-line text, each line made printable; a CR that ends a line (CRLF files) is kept."""
+    return "\n".join(one_line(line[:-1]) + "\r" if line.endswith("\r") else one_line(line)
+                     for line in text.split("\n"))
 
 
 def verdict_line(result: Result) -> str:
@@ -136,7 +167,7 @@ def render_text(result: Result) -> str:
         out.append("test output (tail):")
         out.extend("  | " + line for line in result.test.output_tail.splitlines())
     out.append(verdict_line(result))
-    return "\n".join(out) + "\n"
+    return "\n".join(map(one_line, out)) + "\n"
 
 
 def _lazy(module: str) -> Callable[[Result], str]:

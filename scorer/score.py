@@ -66,11 +66,19 @@ def manifest_location(opts: Options, root: str, environ: Mapping[str, str]) -> t
     chosen = opts.manifest or environ.get("SCORE_DIFF_MANIFEST")
     path = Path(opts.cwd, chosen) if chosen else Path(root, DEFAULT_MANIFEST)
     resolved = Path(os.path.realpath(path))
-    try:
-        rel = resolved.relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        rel = None
+    # Inside the repository the name counts, not where a symlink points: a job that turns
+    # job_manifest.json into a link to a looser file must still be scored by the one at base.
+    rel = _repo_relative(Path(os.path.abspath(path)), root) or _repo_relative(resolved, root)
     return resolved, rel
+
+
+def _repo_relative(path: Path, root: str) -> str | None:
+    """`path` relative to the repository, resolving symlinks above the root only (macOS /tmp)."""
+    real_root = os.path.realpath(root)
+    for top in reversed(path.parents):
+        if os.path.realpath(top) == real_root:
+            return path.relative_to(top).as_posix()
+    return None
 
 
 def read_manifest(
@@ -225,7 +233,9 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
     )
     violations = cap_per_code(found + blast_found)
-    shadow = opts.shadow or manifest.mode == "shadow"
+    # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
+    edited = any(v.code == "manifest-changed" for v in violations)
+    shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
     test = _test_outcome(opts, manifest, ins, [] if shadow else violations, environ, repo.head)
     violations += _test_violations(test)

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from scorer import render_github, render_junit, render_markdown, render_sarif
+from scorer import render, render_github, render_junit, render_markdown, render_sarif
 from scorer.codes import CODES
 from scorer.model import (
     FAIL,
@@ -183,6 +183,8 @@ def as_written(fmt: str, fact: str) -> str:
     """How `fact` looks once the format has made it safe."""
     if fmt == "markdown":
         return render_markdown.escape_cell(fact)
+    if fmt == "text":
+        return render.one_line(fact)
     return render_markdown.printable(fact) if fmt == "junit" else fact
 
 
