@@ -185,7 +185,9 @@ def _format_text(records: list[dict[str, Any]]) -> str:
         for v in r["violations"]:
             where = f"{v['path']}:{v['line']}" if v["path"] and v["line"] else (v["path"] or "-")
             out.append(f"    [{v['code']}] {where}: {v['message']}")
-    return "\n".join(out) + "\n"
+    from .render import one_line  # a stored file name must not add lines or hide the ones after it
+
+    return "\n".join(one_line(line) for line in out) + "\n"
 
 
 def _format_json(records: list[dict[str, Any]]) -> str:
