@@ -262,35 +262,46 @@ def _stat(found: list[tuple[Hunk, str]]) -> tuple[int, int]:
     return sum(h.new_lines for h, _ in found), sum(h.old_lines for h, _ in found)
 
 
-def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[str, int, int]]:
-    """From a `--text` rerun: the sections that really are text (no NUL byte)."""
+def _text_sections(text_diff: DiffOutput | None) -> dict[str, tuple[str, int, int, bool]]:
+    """From a `--text` rerun: the sections whose new side is text (no NUL in an added line).
+
+    The flag says whether the old side was binary: git calls a diff binary when either
+    side is, but a binary file rewritten as text (which an interpreter will run) must
+    still have its new lines checked.
+    """
     if text_diff is None:
         return {}
     patch = text_diff.patch
-    return {
-        e.path: (patch, a, b)
-        for e, (a, b), binary in zip(text_diff.entries, text_diff.bounds, text_diff.binary, strict=True)
-        if not binary and line_starts(patch, "@@ -", a, b) and "\0" not in patch[a:b]
-    }
+    found = {}
+    for e, (a, b), binary in zip(text_diff.entries, text_diff.bounds, text_diff.binary, strict=True):
+        if binary or not line_starts(patch, "@@ -", a, b):
+            continue
+        if any("\0" in added for _, added in _hunks(patch, a, b)):
+            continue  # the new side is binary too
+        found[e.path] = (patch, a, b, "\0" in patch[a:b])
+    return found
 
 
 def to_changes(diff: DiffOutput, pieces: Pieces, text_diff: DiffOutput | None = None) -> list[ChangedPath]:
     """One ChangedPath per raw entry, with hunks and added lines from its patch section.
 
-    `text_diff` is a `--text` rerun for entries git called binary: where that shows
-    plain text, attributes were hiding the lines, and the text version is scored.
+    `text_diff` is a `--text` rerun for entries git called binary: where its new side is
+    plain text, attributes (or a binary old side) were hiding the lines, and they are scored.
     """
     textual = _text_sections(text_diff)
     changes = []
     for entry, (start, end), binary in zip(diff.entries, diff.bounds, diff.binary, strict=True):
-        patch = diff.patch
+        patch, old_binary = diff.patch, False
         if binary and entry.path in textual:
             binary = False
-            patch, start, end = textual[entry.path]
+            patch, start, end, old_binary = textual[entry.path]
         found = [] if binary else _hunks(patch, start, end)
         for hunk, added in found:
             pieces.add(entry.path, hunk.new_start, added)
-        changes.append(_changed_path(entry, None if binary else _stat(found), found))
+        change = _changed_path(entry, None if binary else _stat(found), found)
+        if old_binary:  # still a binary change (its removed "lines" are bytes), but its new text was checked
+            change = change._replace(binary=True, removed=0, hunks=())
+        changes.append(change)
     return changes
 
 

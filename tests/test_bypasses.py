@@ -310,9 +310,6 @@ def test_nul_byte_inside_the_sniff_makes_it_binary_and_refused(agent: GitRepo, m
     assert failed_with(out, "binary-file")
 
 
-@pytest.mark.xfail(strict=True, reason="git calls a diff binary when either side is; a binary file at base "
-                   "rewritten as plain text (which Python runs) is then not token-checked under allow_binary. "
-                   "Closing it needs the new side's own NUL sniff (a blob read per binary suspect).")
 @pytest.mark.parametrize("mode", ["worktree", "range"])
 def test_binary_at_base_rewritten_as_text_is_scanned(agent: GitRepo, mode: str) -> None:
     agent.git("checkout", "-q", "main")
