@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from . import gitparse, model
+from . import files, gitparse, model
 from .errors import GitError
 from .model import AddedText, ChangedPath, Hunk, Inspection, Violation
 
@@ -65,7 +65,6 @@ EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
 _REF_NAME_END = re.compile(r"[~^:]|@\{")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
-BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 
 
 class Repository:
@@ -232,7 +231,7 @@ class Repository:
         Never follows a symlink: a symlink (in git or on disk) reads as absent.
         """
         if rev is None:
-            return read_worktree_file(self.root, path)
+            return files.read_worktree_file(self.root, path)
         out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
         fields = out.rstrip(b"\0").split(b"\t", 1)[0].split()
         if len(fields) != 3 or fields[1] != b"blob" or fields[0] == gitparse.SYMLINK_MODE.encode():
@@ -344,7 +343,7 @@ class Repository:
             st = os.lstat(os.path.join(self.root, change.path))
         except OSError:
             return change
-        target = _readlink(self.root, change.path) if change.symlink else None
+        target = files.readlink(self.root, change.path) if change.symlink else None
         return _replace(change, size=st.st_size, symlink_target=target)
 
     def _with_link_targets(self, changes: list[ChangedPath], entries: list[gitparse.RawEntry]) -> list[ChangedPath]:
@@ -368,7 +367,7 @@ class Repository:
     def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any) -> ChangedPath:
         if path.endswith("/"):  # an untracked nested repository: git lists only its directory
             return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
-        content = read_untracked(self.root, path)
+        content = files.read_untracked(self.root, path)
         digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())
         if content.link is not None:
             pieces.add(path, 1, content.link)
@@ -420,7 +419,7 @@ class Repository:
         self, paths: list[str], index: dict[str, tuple[str, str]]
     ) -> dict[str, tuple[str, str | None]]:
         """(mode, blob id) of each path present on disk, as git would record it, never following a symlink."""
-        modes = {p: st.st_mode for p in paths if (st := _lstat(os.path.join(self.root, p))) is not None}
+        modes = {p: st.st_mode for p in paths if (st := files.lstat(os.path.join(self.root, p))) is not None}
         # Hash only regular files: git would follow a symlink (to /dev/zero, and hang) or block on a FIFO.
         regular = [p for p, mode in modes.items() if stat.S_ISREG(mode)]
         out = self.run("hash-object", "--no-filters", "--stdin-paths",
@@ -436,48 +435,6 @@ class Repository:
                 found[p] = (gitparse.SYMLINK_MODE, _blob_id(target, index.get(p, ("", ""))[1]))
             found.setdefault(p, (oct(mode), None))  # a directory, FIFO or device is never the indexed blob
         return found
-
-
-class Untracked:
-    """Bytes of one untracked file read without following symlinks."""
-
-    def __init__(self, data: bytes = b"", size: int = 0, binary: bool = False, link: str | None = None) -> None:
-        self.data, self.size, self.binary, self.link = data, size, binary, link
-
-
-def read_untracked(root: str, path: str) -> Untracked:
-    full = os.path.join(root, path)
-    try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        if os.path.islink(full):
-            link = _readlink(root, path) or ""
-            return Untracked(data=link.encode(), size=len(link), link=link)
-        return Untracked(data=b"", size=0)
-    with os.fdopen(fd, "rb") as fh:
-        head = fh.read(BINARY_SNIFF)
-        size = os.fstat(fh.fileno()).st_size
-        if b"\0" in head:
-            return Untracked(data=head, size=size, binary=True)
-        return Untracked(data=head + fh.read(), size=size)
-
-
-def read_worktree_file(root: str, path: str) -> bytes | None:
-    """A tracked-or-not file's bytes from the working tree; None if absent or a symlink anywhere."""
-    parts = posixpath.normpath(path).split("/")
-    if ".." in parts or path.startswith("/"):
-        return None
-    current = root
-    for part in parts:
-        current = os.path.join(current, part)
-        if os.path.islink(current):
-            return None
-    try:
-        fd = os.open(current, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
 
 
 def _grow_pipe(stream: Any) -> None:
@@ -497,13 +454,6 @@ def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:
         raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
 
 
-def _lstat(path: str) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except OSError:
-        return None
-
-
 def _c_quoted(path: str) -> bytes:
     """A path in git's C quoting, which `--stdin-paths` reads back exactly (newlines, a leading quote)."""
     out = bytearray(b'"')
@@ -521,13 +471,6 @@ def _blob_id(data: bytes, like: str) -> str:
     """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
     algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
     return algo(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def _readlink(root: str, path: str) -> str | None:
-    try:
-        return os.readlink(os.path.join(root, path))
-    except OSError:
-        return None
 
 
 def _plain_file(entry: gitparse.RawEntry) -> bool:

@@ -1,0 +1,69 @@
+"""Reading the working tree the way the scorer may: never through a symlink, never outside.
+
+No git here: these are the plain-file reads that git.py needs next to git's own answers
+(untracked files' content, a file's bytes for justification evidence).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
+
+
+class Untracked:
+    """Bytes of one untracked file read without following symlinks."""
+
+    def __init__(self, data: bytes = b"", size: int = 0, binary: bool = False, link: str | None = None) -> None:
+        self.data, self.size, self.binary, self.link = data, size, binary, link
+
+
+def read_untracked(root: str, path: str) -> Untracked:
+    """An untracked file's bytes (the first 8000 only if binary), or its link target."""
+    full = os.path.join(root, path)
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        if os.path.islink(full):
+            link = readlink(root, path) or ""
+            return Untracked(data=link.encode(), size=len(link), link=link)
+        return Untracked(data=b"", size=0)
+    with os.fdopen(fd, "rb") as fh:
+        head = fh.read(BINARY_SNIFF)
+        size = os.fstat(fh.fileno()).st_size
+        if b"\0" in head:
+            return Untracked(data=head, size=size, binary=True)
+        return Untracked(data=head + fh.read(), size=size)
+
+
+def read_worktree_file(root: str, path: str) -> bytes | None:
+    """A tracked-or-not file's bytes from the working tree; None if absent or a symlink anywhere."""
+    parts = posixpath.normpath(path).split("/")
+    if ".." in parts or path.startswith("/"):
+        return None
+    current = root
+    for part in parts:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return None
+    try:
+        fd = os.open(current, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def readlink(root: str, path: str) -> str | None:
+    try:
+        return os.readlink(os.path.join(root, path))
+    except OSError:
+        return None
