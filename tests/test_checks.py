@@ -33,6 +33,22 @@ def check_row(out: Outcome, code: str, fires: bool) -> None:
 
 # --- unlisted-path and forbidden-path ------------------------------------------------------------
 
+def change_file(repo: GitRepo, path: str, before: str | bytes | None, after: str | bytes | None,
+                staged: bool = False, **manifest: object) -> None:
+    """Commit `before` at `path` (None: no file), set the manifest, then leave `after` (None: deleted)."""
+    repo.write("README.txt", "base\n")
+    if before is not None:
+        repo.write(path, before)
+    repo.commit("base")
+    repo.manifest(**manifest)
+    if after is None:
+        repo.remove(path)
+    else:
+        repo.write(path, after)
+    if staged:
+        repo.git("add", "-A")
+
+
 
 @pytest.mark.parametrize(
     ("allowed", "forbidden", "path", "code"),
@@ -161,17 +177,7 @@ HUNK_CASES = [
 @pytest.mark.parametrize(("before", "after", "limit", "sizes", "fires"), HUNK_CASES)
 def test_hunk_too_large(repo: GitRepo, before: str | None, after: str | None, limit: int, sizes: list[int],
                         fires: bool, staged: bool) -> None:
-    repo.write("README.txt", "base\n")
-    if before is not None:
-        repo.write("src/f.py", before)
-    repo.commit("base")
-    repo.manifest(allowed_paths=["src/**"], max_hunk_lines=limit)
-    if after is None:
-        repo.remove("src/f.py")
-    else:
-        repo.write("src/f.py", after)
-    if staged:
-        repo.git("add", "-A")
+    change_file(repo, "src/f.py", before, after, staged, allowed_paths=["src/**"], max_hunk_lines=limit)
     out = repo.score()
     assert out.changed["src/f.py"]["hunks"] == len(sizes)
     assert out.changed["src/f.py"]["largest_hunk"] == max(sizes)
@@ -265,18 +271,8 @@ TOKEN_CASES = [
                          ids=[c[0] for c in TOKEN_CASES])
 def test_forbidden_tokens(repo: GitRepo, before: str | None, after: str | None, subs: list[str],
                           patterns: list[str], lines: list[int], staged: bool) -> None:
-    repo.write("README.txt", "base\n")
-    if before is not None:
-        repo.write("src/f.py", before)
-    repo.commit("base")
-    repo.manifest(allowed_paths=["src/**"], forbidden_substrings=subs or ["never-present-token"],
-                  forbidden_patterns=patterns)
-    if after is None:
-        repo.remove("src/f.py")
-    else:
-        repo.write("src/f.py", after)
-    if staged:
-        repo.git("add", "-A")
+    change_file(repo, "src/f.py", before, after, staged, allowed_paths=["src/**"],
+                forbidden_substrings=subs or ["never-present-token"], forbidden_patterns=patterns)
     out = repo.score()
     hits = sorted(v["line"] for v in out.report["violations"] if v["code"] == "forbidden-token")
     assert hits == sorted(lines)
@@ -324,15 +320,7 @@ def test_token_in_range_mode(repo: GitRepo) -> None:
 def test_binary_file(
     repo: GitRepo, before: bytes | None, after: bytes | None, allow: bool, fires: bool
 ) -> None:
-    repo.write("README.txt", "base\n")
-    if before is not None:
-        repo.write("src/f.dat", before)
-    repo.commit("base")
-    repo.manifest(allowed_paths=["src/**"], allow_binary=allow)
-    if after is None:
-        repo.remove("src/f.dat")
-    else:
-        repo.write("src/f.dat", after)
+    change_file(repo, "src/f.dat", before, after, allowed_paths=["src/**"], allow_binary=allow)
     check_row(repo.score(), "binary-file", fires)
 
 
