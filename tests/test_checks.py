@@ -31,8 +31,6 @@ def check_row(out: Outcome, code: str, fires: bool) -> None:
         assert passed(out), out.text
 
 
-# --- unlisted-path and forbidden-path ------------------------------------------------------------
-
 def change_file(repo: GitRepo, path: str, before: str | bytes | None, after: str | bytes | None,
                 staged: bool = False, **manifest: object) -> None:
     """Commit `before` at `path` (None: no file), set the manifest, then leave `after` (None: deleted)."""
@@ -48,6 +46,8 @@ def change_file(repo: GitRepo, path: str, before: str | bytes | None, after: str
     if staged:
         repo.git("add", "-A")
 
+
+# --- unlisted-path and forbidden-path ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
