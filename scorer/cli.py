@@ -123,7 +123,7 @@ def run_score(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -
                        manifest_sha256=args.manifest_sha256, message_files=messages,
                        defer_justifications=args.defer_justifications, progress=progress)
         result = score(opts, environ)
-    except (ScoreDiffError, Exception, KeyboardInterrupt) as exc:
+    except (Exception, KeyboardInterrupt) as exc:  # ScoreDiffError and anything unexpected: exit 2
         result = could_not_score(exc, mode)
     finally:
         if progress is not None:
@@ -171,13 +171,12 @@ def _manifest_arg(prog: str, description: str, argv: Sequence[str]) -> argparse.
     return p.parse_args(argv)
 
 
-def _manifest_file(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
-    chosen = args.manifest or environ.get("SCORE_DIFF_MANIFEST")
-    if chosen:
-        return str(chosen)
+def _manifest_file(args: argparse.Namespace, environ: Mapping[str, str]) -> Path:
+    """The same manifest, named the same way, that scoring reads (and whose pin it checks)."""
     from .git import Repository
+    from .score import manifest_path
 
-    return os.path.join(Repository(args.repo).root, "job_manifest.json")
+    return manifest_path(args.manifest, os.getcwd(), environ, lambda: Repository(args.repo).root)
 
 
 def run_check_manifest(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> int:
@@ -188,14 +187,14 @@ def run_check_manifest(argv: Sequence[str], environ: Mapping[str, str], stdout: 
     args = _manifest_arg("check-manifest", run_check_manifest.__doc__ or "", argv)
     try:
         path = _manifest_file(args, environ)
-        manifest = load_manifest(Path(path))
+        manifest = load_manifest(path)
     except ScoreDiffError as exc:
         stdout.write(f"{exc.code}: {exc}\nRESULT: FAIL (could not score: {exc.code})\n")
         return 2
     for warning in manifest.warnings:
         stdout.write(f"warning: {warning}\n")
     stdout.write(f"manifest {path} is valid (job {manifest.job_id})\n")
-    stdout.write(pin_line(Path(path).read_bytes(), Path(path).name))
+    stdout.write(pin_line(path.read_bytes(), path.name))
     return 0
 
 
@@ -206,7 +205,7 @@ def run_pin(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) -> 
 
     args = _manifest_arg("pin", run_pin.__doc__ or "", argv)
     try:
-        path = Path(_manifest_file(args, environ))
+        path = _manifest_file(args, environ)
         load_manifest(path)
         line = pin_line(path.read_bytes(), path.name)
         Path(str(path) + PIN_SUFFIX).write_text(line, encoding="utf-8")

@@ -96,7 +96,7 @@ def run_review(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO) 
                    skip_test=args.skip_test, cwd=os.getcwd())
     try:
         result = score(opts, environ)
-    except (ScoreDiffError, Exception) as exc:
+    except Exception as exc:  # ScoreDiffError and anything unexpected: exit 2, never a diff
         result = could_not_score(exc, "range")
     emit(result, [["text", None]], stdout)
     if not args.no_log:

@@ -61,15 +61,22 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def manifest_location(opts: Options, root: str, environ: Mapping[str, str]) -> tuple[Path, str | None]:
+def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], root: Callable[[], str]) -> Path:
+    """--manifest, then $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root,
+    as named (not through symlinks): its pin is the `.sha256` file beside that name."""
+    chosen = manifest or environ.get("SCORE_DIFF_MANIFEST")
+    return Path(os.path.abspath(Path(cwd, chosen) if chosen else Path(root(), DEFAULT_MANIFEST)))
+
+
+def manifest_location(
+    manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]
+) -> tuple[Path, str | None]:
     """The manifest file, and its repo-relative path when it lives inside the repository."""
-    chosen = opts.manifest or environ.get("SCORE_DIFF_MANIFEST")
-    path = Path(opts.cwd, chosen) if chosen else Path(root, DEFAULT_MANIFEST)
-    resolved = Path(os.path.realpath(path))
+    path = manifest_path(manifest, cwd, environ, lambda: root)
     # Inside the repository the name counts, not where a symlink points: a job that turns
     # job_manifest.json into a link to a looser file must still be scored by the one at base.
-    rel = _repo_relative(Path(os.path.abspath(path)), root) or _repo_relative(resolved, root)
-    return resolved, rel
+    rel = _repo_relative(path, root) or _repo_relative(Path(os.path.realpath(path)), root)
+    return path, rel
 
 
 def _repo_relative(path: Path, root: str) -> str | None:
@@ -137,28 +144,30 @@ def _job(manifest: Manifest, rel: str | None) -> Job:
     return Job(manifest, manifest_in_repo=rel)
 
 
-def _check_content(
-    job: Job, into: list[Violation], seen: list[int], added: AddedText, skip: str | None = None
-) -> None:
+def _check_content(job: Job, into: list[Violation], seen: list[int], added: AddedText) -> None:
     """Run the checks of added lines on one batch, while git is still streaming the rest."""
     from .checks import CONTENT_CHECKS
 
     seen[0] += len(added.text)
     for check in CONTENT_CHECKS:
-        into.extend(v for v in check(added, job) if skip is None or v.path != skip)
+        into.extend(check(added, job))
 
 
 def _where(v: Violation) -> tuple[str, int, str]:
     return (v.path or "", v.line or 0, v.code)
 
 
-def _drop_untracked_manifest(ins: Inspection, rel: str | None) -> tuple[Inspection, list[str]]:
+def _drop_untracked_manifest(
+    ins: Inspection, rel: str | None, content: list[Violation]
+) -> tuple[Inspection, list[Violation], list[str]]:
+    """An untracked manifest is the fence, not part of the change: its own forbidden_substrings
+    list must not fail it. A tracked manifest the job edited stays in, lines and all."""
     kept = tuple(c for c in ins.changed if not (c.untracked and c.path == rel))
     if len(kept) == len(ins.changed):
-        return ins, []
+        return ins, content, []
     note = (f"the manifest {rel} is untracked: it is not scored as part of the change; "
             "commit it or pin it (--manifest-sha256) so the job cannot write its own fence")
-    return ins._replace(changed=kept), [note]
+    return ins._replace(changed=kept), [v for v in content if v.path != rel], [note]
 
 
 def cap_per_code(violations: list[Violation]) -> list[Violation]:
@@ -205,14 +214,14 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
     started, started_at = clock(), now_iso()
     repo = Repository(Path(opts.cwd, opts.repo))
-    path, rel = manifest_location(opts, repo.root, environ)
+    path, rel = manifest_location(opts.manifest, opts.cwd, repo.root, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
     if opts.base is not None:
         base_sha = repo.resolve(opts.base)
         manifest = read_manifest(repo, path, rel, base_sha, opts, environ)
         job = _job(manifest, rel)
-        ins = repo.inspect_range(opts.base, opts.head, need_sizes=manifest.max_file_bytes is not None,
+        ins = repo.inspect_range(base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
                                  watch=partial(_check_content, job, content, seen))
     else:
         if opts.head is not None:
@@ -220,13 +229,13 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         pending = repo.start_worktree()  # git runs while the manifest is validated
         manifest = read_manifest(repo, path, rel, None, opts, environ)
         job = _job(manifest, rel)
-        ins = pending(partial(_check_content, job, content, seen, skip=rel))
+        ins = pending(partial(_check_content, job, content, seen))
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     from . import blast
     from .checks import CHECKS, allowed_paths
 
-    ins, notes = _drop_untracked_manifest(ins, rel) if ins.mode == "worktree" else (ins, [])
+    ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
     blast_found, accepted = blast.check_blast_radius(

@@ -159,3 +159,17 @@ def test_check_manifest_rejects_an_invalid_one(tmp_path):
     code, text = run_cli(["check-manifest", "--manifest", str(bad)])
     assert code == 2
     assert text.rstrip().endswith("RESULT: FAIL (could not score: manifest-invalid)")
+
+
+def test_pin_follows_the_manifest_as_named_even_through_a_symlink(app, tmp_path):
+    """`pin` writes <name>.sha256 beside the name; scoring must look for it there, not beside the link's target."""
+    target = tmp_path / "real-manifest.json"
+    target.write_bytes(app.manifest_path.read_bytes())
+    link = tmp_path / "job.json"
+    link.symlink_to(target)
+    assert run_cli(["pin", "--manifest", str(link)])[0] == 0
+    assert (tmp_path / "job.json.sha256").exists()
+    app.write("src/pricing.py", "X = 2\n")
+    assert app.score(manifest=link).exit_code == 0
+    target.write_text(target.read_text().replace('"src/**"', '"**"'))  # loosened behind the link
+    assert app.score(manifest=link).codes == {"manifest-hash-mismatch"}

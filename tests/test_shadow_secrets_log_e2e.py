@@ -163,3 +163,22 @@ def test_export_prints_redaction_counts(committed: GitRepo, tmp_path):
     assert proc.returncode == 0
     assert proc.stderr.startswith("redacted: ")
     assert Path(out).read_text().count("\n") == 1
+
+
+def test_an_untracked_manifests_own_token_list_does_not_fail_it(committed: GitRepo):
+    manifest = committed.write_manifest(committed.root / "job_manifest.json", forbidden_substrings=["eval("],
+                                        allowed_paths=["allowed/**"])
+    committed.write("allowed/a.py", "fine\n")
+    out = committed.score(manifest=manifest)
+    assert (out.exit_code, out.codes) == (0, set())
+    assert any("untracked" in w for w in out.report["warnings"])
+
+
+def test_a_tracked_manifest_the_job_edits_keeps_its_lines_checked(committed: GitRepo):
+    manifest = committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+    committed.commit("manifest")
+    text = manifest.read_text()
+    manifest.write_text(text[:-1] + f', "description": "{SECRETS["github-token"]}"}}')
+    out = committed.score(manifest=manifest)
+    assert {"manifest-changed", "secret"} <= out.codes
+    assert out.paths("secret") == {"job_manifest.json"}
