@@ -15,8 +15,11 @@ BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means 
 class Untracked:
     """Bytes of one untracked file read without following symlinks."""
 
-    def __init__(self, data: bytes = b"", size: int = 0, binary: bool = False, link: str | None = None) -> None:
+    def __init__(
+        self, data: bytes = b"", size: int = 0, binary: bool = False, link: str | None = None, error: str = ""
+    ) -> None:
         self.data, self.size, self.binary, self.link = data, size, binary, link
+        self.error = error  # why the content could not be read ("" when it was)
 
 
 def read_untracked(root: str, path: str) -> Untracked:
@@ -24,11 +27,13 @@ def read_untracked(root: str, path: str) -> Untracked:
     full = os.path.join(root, path)
     try:
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    except OSError as exc:
         if os.path.islink(full):
             link = readlink(root, path) or ""
             return Untracked(data=link.encode(), size=len(link), link=link)
-        return Untracked(data=b"", size=0)
+        if not os.path.lexists(full):  # gone since git listed it: no longer part of the change
+            return Untracked()
+        return Untracked(error=exc.strerror or str(exc))  # unreadable is not the same as empty
     with os.fdopen(fd, "rb") as fh:
         head = fh.read(BINARY_SNIFF)
         size = os.fstat(fh.fileno()).st_size

@@ -277,8 +277,9 @@ class Repository:
             found, _ = self._changes(diff, head, None, pieces, digest, watch)
             changes = [self._with_worktree_facts(c) for c in found]
             untracked, flagged = gitparse.parse_ls_files_v(self.finish(listing))
-            changes += [self._untracked(p, pieces, digest) for p in untracked]
-            anomalies = self._flag_anomalies(flagged)
+            unreadable: list[Violation] = []
+            changes += [self._untracked(p, pieces, digest, unreadable) for p in untracked]
+            anomalies = self._flag_anomalies(flagged) + unreadable
             unmerged = {path for tag, path in flagged if tag == "M"}
             anomalies += _unscored_index(gitparse.partially_staged(self.finish(index_state)), unmerged)
             anomalies += _ignored_gitignores(gitparse.split_z(self.finish(ignored)))
@@ -364,10 +365,13 @@ class Repository:
         sizes = dict(line.split() for line in out.decode().splitlines() if len(line.split()) == 2)
         return [_replace(c, size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas, strict=False)]
 
-    def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any) -> ChangedPath:
+    def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Violation]) -> ChangedPath:
         if path.endswith("/"):  # an untracked nested repository: git lists only its directory
             return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
         content = files.read_untracked(self.root, path)
+        if content.error:
+            problems.append(Violation("hidden-change", f"cannot read this untracked file ({content.error}), so "
+                                      "its content could not be checked; make it readable or remove it", path))
         digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())
         if content.link is not None:
             pieces.add(path, 1, content.link)

@@ -121,3 +121,23 @@ def test_added_lines_the_content_checks_never_saw_fail_closed(committed: GitRepo
     out = committed.score()
     assert (out.exit_code, out.codes) == (2, {"internal-error"})
     assert out.last_line == "RESULT: FAIL (could not score: internal-error)"
+
+
+def test_an_unreadable_untracked_file_is_not_treated_as_empty(committed: GitRepo, monkeypatch):
+    """Whatever cannot be read cannot be established: it fails rather than counting as empty."""
+    import os
+
+    target = str(committed.write("allowed/new.py", "eval(x)\n"))
+    real_open = os.open
+
+    def refusing_open(path, flags, *args, **kwargs):
+        if os.fspath(path) == target:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)  # as chmod 000 does for anyone but root
+    committed.manifest(forbidden_substrings=["eval("])
+    out = committed.score()
+    assert out.exit_code == 1
+    assert out.paths("hidden-change") == {"allowed/new.py"}
+    assert "cannot read this untracked file" in out.text
