@@ -167,8 +167,10 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
             found.append(Violation("binary-file", "binary content cannot be checked for tokens; "
                                    "set allow_binary to accept it", c.path))
         if c.symlink and c.new_mode in (None, "120000"):
-            target = c.symlink_target or ""
-            if escapes_repo(c.path, target):
+            target = c.symlink_target
+            if not target:  # unread is not harmless: it could point anywhere
+                found.append(Violation("symlink", "the symlink's target could not be read", c.path))
+            elif escapes_repo(c.path, target):
                 found.append(Violation("symlink", f"symlink points outside the repository ({target!r})", c.path))
             elif not m.allow_symlinks:
                 found.append(Violation("symlink", f"symlink to {target!r}; set allow_symlinks to accept it", c.path))

@@ -669,3 +669,17 @@ def test_bare_repository_cannot_be_scored(tmp_path: Path, committed: GitRepo) ->
     committed.git("clone", "-q", "--bare", str(committed.root), str(bare))
     out = committed.score(repo_arg=str(bare))
     assert (out.exit_code, out.codes) == (2, {"git-error"})
+
+
+def test_a_symlink_whose_target_is_unknown_fails_even_when_symlinks_are_allowed(committed: GitRepo) -> None:
+    from scorer.checks import Job, check_kinds
+    from scorer.manifest import parse_manifest
+    from scorer.model import ChangedPath, Inspection
+
+    manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["**"], "required_test": ["t"], '
+                              b'"allow_symlinks": true}', "m")
+    link = ChangedPath("allowed/l", "added", symlink=True, new_mode="120000", symlink_target=None)
+    ins = Inspection(mode="worktree", repo_root=str(committed.root), head=None, changed=(link,))
+    assert [v.code for v in check_kinds(ins, Job(manifest))] == ["symlink"]
+    known = ins._replace(changed=(link._replace(symlink_target="a.py"),))
+    assert check_kinds(known, Job(manifest)) == []
