@@ -15,19 +15,20 @@ from itertools import accumulate
 from . import model
 from .globs import ForbiddenMatcher, PathMatcher
 from .manifest import Manifest
-from .model import AddedText, ChangedPath, Inspection, Justification, Violation
+from .model import AddedText, ChangedPath, Inspection, Violation
 
 
 class Job:
     """The manifest plus the facts about this scoring the checks need."""
 
-    __slots__ = ("allowed", "forbidden", "manifest", "manifest_in_repo")
+    __slots__ = ("allowed", "forbidden", "manifest", "manifest_in_repo", "tokens")
 
     def __init__(self, manifest: Manifest, manifest_in_repo: str | None = None) -> None:
         self.manifest = manifest
         self.manifest_in_repo = manifest_in_repo  # the manifest's repo-relative path, if it lives in the repo
         self.allowed = PathMatcher(manifest.allowed_paths)
         self.forbidden = ForbiddenMatcher(manifest.forbidden_globs)
+        self.tokens = token_patterns(manifest)  # compiled once, used on every streamed batch
 
 
 Check = Callable[[Inspection, Job], Sequence[Violation]]
@@ -100,16 +101,12 @@ def token_patterns(manifest: Manifest) -> list[tuple[str, re.Pattern[str]]]:
     return found
 
 
-def check_tokens(ins: Inspection, job: Job) -> list[Violation]:
-    """Only added lines (and all lines of new files): never content the job did not add."""
-    return check_added_tokens(ins.added, job)
-
-
 def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
-    """check_tokens for one batch of added lines (the scorer runs it while git streams)."""
+    """Forbidden substrings and patterns in added lines (and all lines of new files): never in
+    content the job did not add. Run on each batch of lines as git streams them."""
     found = []
     read = as_read(added)
-    for label, pattern in token_patterns(job.manifest):
+    for label, pattern in job.tokens:
         hits = list(added.search(pattern))
         if read is not None:  # lines only the languages' reading shows
             seen = {(h.path, h.line) for h in hits}
@@ -226,7 +223,3 @@ def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:
     return frozenset(
         c.path for c in ins.changed if all(job.allowed(p) and not job.forbidden(p) for p in c.paths)
     )
-
-
-def accepted_justifications(ins: Inspection, job: Job) -> tuple[Justification, ...]:
-    return ()

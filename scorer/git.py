@@ -345,12 +345,12 @@ class Repository:
         except OSError:
             return change
         target = files.readlink(self.root, change.path) if change.symlink else None
-        return _replace(change, size=st.st_size, symlink_target=target)
+        return change._replace(size=st.st_size, symlink_target=target)
 
     def _with_link_targets(self, changes: list[ChangedPath], entries: list[gitparse.RawEntry]) -> list[ChangedPath]:
         """A symlink's target is its whole blob: -U0 shows only the lines of it that changed."""
         return [
-            _replace(c, symlink_target=os.fsdecode(self.run("cat-file", "blob", e.new_sha)))
+            c._replace(symlink_target=os.fsdecode(self.run("cat-file", "blob", e.new_sha)))
             if c.symlink and e.new_mode == gitparse.SYMLINK_MODE else c
             for c, e in zip(changes, entries, strict=True)
         ]
@@ -363,7 +363,7 @@ class Repository:
         batch = "\n".join(wanted).encode() + b"\n"
         out = self.run("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin=batch)
         sizes = dict(line.split() for line in out.decode().splitlines() if len(line.split()) == 2)
-        return [_replace(c, size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas, strict=False)]
+        return [c._replace(size=int(sizes[s]) if s in sizes else None) for c, s in zip(changes, shas, strict=False)]
 
     def _untracked(self, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Violation]) -> ChangedPath:
         if path.endswith("/"):  # an untracked nested repository: git lists only its directory
@@ -480,10 +480,6 @@ def _blob_id(data: bytes, like: str) -> str:
 def _plain_file(entry: gitparse.RawEntry) -> bool:
     modes = (entry.old_mode, entry.new_mode)
     return gitparse.SYMLINK_MODE not in modes and gitparse.GITLINK_MODE not in modes
-
-
-def _replace(change: ChangedPath, **kwargs: Any) -> ChangedPath:
-    return change._replace(**kwargs)
 
 
 def _ignored_gitignores(ignored: list[str]) -> list[Violation]:

@@ -69,12 +69,6 @@ class ChangedPath(NamedTuple):
         return max((h.size for h in self.hunks), default=0)
 
 
-class AddedLine(NamedTuple):
-    path: str
-    line: int
-    text: str
-
-
 class AddedMatch(NamedTuple):
     path: str
     line: int
@@ -93,12 +87,6 @@ class AddedText(NamedTuple):
     text: str = ""
     starts: tuple[int, ...] = ()
     locations: tuple[tuple[str, int], ...] = ()
-
-    def locate(self, offset: int) -> tuple[str, int]:
-        """Map an offset in `text` to (path, line number)."""
-        i = bisect.bisect_right(self.starts, offset) - 1
-        path, first = self.locations[i]
-        return path, first + self.text.count("\n", self.starts[i], offset)
 
     def search(self, pattern: re.Pattern[str], view: str | None = None) -> Iterator[AddedMatch]:
         """Yield each match of `pattern` in the added lines, with where it is.
@@ -119,13 +107,6 @@ class AddedText(NamedTuple):
             begin = text.rfind("\n", 0, at) + 1
             end = text.find("\n", at)
             yield AddedMatch(path, line, m.group(0), text[begin : end if end >= 0 else None])
-
-    def lines(self) -> Iterator[AddedLine]:
-        """Every added line with its path and line number (slower than `search`)."""
-        bounds = (*self.starts[1:], len(self.text))
-        for (path, first), start, stop in zip(self.locations, self.starts, bounds, strict=False):
-            for n, line in enumerate(self.text[start:stop].splitlines()):
-                yield AddedLine(path, first + n, line)
 
 
 class Inspection(NamedTuple):
