@@ -333,12 +333,12 @@ def machine(tools: Tools) -> str:
 
 
 def profile(generated: generate.Generated, env: dict[str, str], top: int = 15) -> None:
-    """Run scorer.cli.main in-process under cProfile once; print the top entries."""
+    """Run scorer.main.main in-process under cProfile once; print the top entries."""
     try:
-        from scorer import cli
+        from scorer import main as cli
     except ImportError:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from scorer import cli
+        from scorer import main as cli
     argv = ["--skip-test", "--manifest", str(generated.manifest), "--repo", str(generated.repo)]
     saved = dict(os.environ)
     os.environ.clear()

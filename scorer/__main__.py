@@ -1,4 +1,3 @@
-from scorer.cli import main
+from scorer.main import main
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+raise SystemExit(main())

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .detectors import redact, redact_with_counts
+from .checks.detectors import redact, redact_with_counts
 from .errors import ScoreDiffError
 from .model import Result
 
@@ -185,7 +185,7 @@ def _format_text(records: list[dict[str, Any]]) -> str:
         for v in r["violations"]:
             where = f"{v['path']}:{v['line']}" if v["path"] and v["line"] else (v["path"] or "-")
             out.append(f"    [{v['code']}] {where}: {v['message']}")
-    from .render import one_line  # a stored file name must not add lines or hide the ones after it
+    from .report.escape import one_line  # a stored file name must not add lines or hide the ones after it
 
     return "\n".join(one_line(line) for line in out) + "\n"
 

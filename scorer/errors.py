@@ -1,4 +1,4 @@
-"""One root error type, one subclass per domain; the CLI maps them to exit 2."""
+"""One root error type, one subclass per domain; `scorer.main` maps them all to exit 2."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class GitError(ScoreDiffError):
     code = "git-error"
 
 
-class TestRunError(ScoreDiffError):
-    """The required test could not be started at all."""
+class UsageError(ScoreDiffError):
+    """The command line does not say what to do."""
 
-    code = "test-failed"
+    code = "usage"

@@ -109,6 +109,14 @@ class AddedText(NamedTuple):
             yield AddedMatch(path, line, m.group(0), text[begin : end if end >= 0 else None])
 
 
+class Hidden(NamedTuple):
+    """Something git would not show, found by the inspector: `kind` names what, `detail` adds to it."""
+
+    kind: str  # unmerged, index-flag, unreadable, staged-only, ignored-gitignore, filter-driver
+    path: str | None
+    detail: str = ""
+
+
 class Inspection(NamedTuple):
     """What git says changed: the one input every check reads."""
 
@@ -119,8 +127,8 @@ class Inspection(NamedTuple):
     branch: str | None = None  # None when detached
     changed: tuple[ChangedPath, ...] = ()
     added: AddedText = AddedText()
-    # Problems the inspector itself found (unmerged paths, hidden changes).
-    anomalies: tuple[Violation, ...] = ()
+    # What git would not show (unmerged paths, hidden changes): facts for the checks.
+    anomalies: tuple[Hidden, ...] = ()
     # sha256 over the scored changes, so a report binds to exactly this tree state.
     change_digest: str = ""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scorer import cli
+from scorer import main as cli
 
 # A required test that always passes: scoring tests are about git, not about the test run.
 PASSING_TEST = [sys.executable, "-c", "pass"]
@@ -71,7 +71,7 @@ class Outcome:
 
 
 def run_cli(argv: list[str]) -> tuple[int, str]:
-    """Call scorer.cli.main in-process; return (exit code, stdout)."""
+    """Call scorer.main.main in-process; return (exit code, stdout)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = cli.main(argv)

@@ -38,7 +38,7 @@ def test_sensitive_path_without_justification_fails_and_says_what_to_add(app):
     assert out.last_line == "RESULT: FAIL"
 
 
-@pytest.mark.parametrize("source", ["message-file", "positional", "commit"])
+@pytest.mark.parametrize("source", ["message-file", "commit"])
 def test_justification_accepted_from_each_source(app, source, tmp_path):
     app.write(MIGRATION, "CREATE INDEX idx_users_email ON users(email);\n")
     msg = tmp_path / "COMMIT_EDITMSG"
@@ -46,8 +46,6 @@ def test_justification_accepted_from_each_source(app, source, tmp_path):
     if source == "commit":
         app.commit(TRAILERS)
         out = app.score("--base", "main")
-    elif source == "positional":
-        out = app.score(str(msg))
     else:
         out = app.score("--message-file", str(msg))
     assert (out.exit_code, out.codes) == (0, set()), out.text

@@ -258,7 +258,7 @@ def test_spelling_variants_of_a_forbidden_path_are_forbidden(repo: GitRepo, new:
     ],
 )
 def test_forbidden_spellings_table(path: str, forbidden: bool) -> None:
-    from scorer.globs import ForbiddenMatcher
+    from scorer.manifest.globs import ForbiddenMatcher
 
     assert ForbiddenMatcher(["src/pricing.py", "**/*.pem"])(path) is forbidden
 
@@ -539,7 +539,7 @@ def test_symlink_that_climbs_out_through_another_symlink(agent: GitRepo) -> None
     ],
 )
 def test_escapes_repo_table(target: str, leaves: bool) -> None:
-    from scorer.checks import escapes_repo
+    from scorer.checks.paths import escapes_repo
 
     assert escapes_repo("allowed/x", target) is leaves
 

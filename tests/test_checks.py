@@ -672,8 +672,9 @@ def test_bare_repository_cannot_be_scored(tmp_path: Path, committed: GitRepo) ->
 
 
 def test_a_symlink_whose_target_is_unknown_fails_even_when_symlinks_are_allowed(committed: GitRepo) -> None:
-    from scorer.checks import Job, check_kinds
-    from scorer.manifest import parse_manifest
+    from scorer.checks.job import Job
+    from scorer.checks.paths import check_kinds
+    from scorer.manifest.load import parse_manifest
     from scorer.model import ChangedPath, Inspection
 
     manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["**"], "required_test": ["t"], '

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scorer.cli import score_parser
+from scorer.main import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
@@ -21,7 +21,7 @@ CI_FILES = [ACTION, GITHUB_WORKFLOW, GITLAB_CI]
 
 # The real parser's long options: a CI file may only use flags the CLI accepts.
 KNOWN_FLAGS = frozenset(
-    opt for action in score_parser()._actions for opt in action.option_strings if opt.startswith("--")
+    opt for action in parser("score")._actions for opt in action.option_strings if opt.startswith("--")
 )
 # score-diff as a command: at the start of a line or after ; & | $( , possibly by path.
 INVOCATION = re.compile(r"(?:^|[;&|]|\$\()\s*\"?(?:[^\s\"]*/)?score-diff(?=[\"\s]|$)", re.M)

@@ -1,4 +1,4 @@
-"""The command line, in-process through scorer.cli.main: exit codes, JSON shape, --branches, modes,
+"""The command line, in-process through scorer.main.main: exit codes, JSON shape, --branches, modes,
 and that no error path ends in PASS or in a bare traceback."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, run_cli
 
-from scorer import cli, render
+from scorer import main as cli
 
 
 def score_json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
@@ -180,24 +180,25 @@ def test_repo_from_a_subdirectory(committed: GitRepo, monkeypatch) -> None:
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyError("k"), RecursionError(), KeyboardInterrupt()])
 def test_unexpected_exception_is_exit_2_not_a_traceback(committed: GitRepo, capsys, monkeypatch,
                                                         exc: BaseException) -> None:
-    import scorer.score
+    import scorer.pipeline
 
     def explode(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(scorer.score, "score", explode)
+    monkeypatch.setattr(scorer.pipeline, "score", explode)
     committed.write("allowed/a.py", "changed\n")
     code = cli.main(["--repo", str(committed.root), "--manifest", str(committed.manifest_path)])
     captured = capsys.readouterr()
     assert code == 2
-    assert last_line(captured.out) == "RESULT: FAIL (could not score: internal-error)"
+    reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else "internal-error"
+    assert last_line(captured.out) == f"RESULT: FAIL (could not score: {reason})"
     assert "Traceback" not in captured.out + captured.err
 
 
 def test_unexpected_exception_in_json_mode(committed: GitRepo, capsys, monkeypatch) -> None:
-    import scorer.score
+    import scorer.pipeline
 
-    monkeypatch.setattr(scorer.score, "score", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(scorer.pipeline, "score", lambda *a, **k: 1 / 0)
     code = cli.main(["--repo", str(committed.root), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 2
@@ -209,8 +210,9 @@ def test_exception_while_rendering_is_not_a_traceback(committed: GitRepo, capsys
     def broken(result):
         raise ValueError("renderer bug")
 
-    monkeypatch.setitem(render.RENDERERS, "text", broken)
-    monkeypatch.setitem(cli.RENDERERS, "text", broken)
+    import scorer.report.text
+
+    monkeypatch.setattr(scorer.report.text, "render", broken)
     committed.write("allowed/a.py", "changed\n")
     code = cli.main(scoring(committed))
     assert code == 2
@@ -296,9 +298,28 @@ def test_branches_takes_one_glob_so_the_hooks_message_file_is_never_a_glob(commi
     committed.write("allowed/a.py", "changed\n")
     message = tmp_path / "COMMIT_EDITMSG"
     message.write_text("fix\n")
-    code = cli.main(scoring(committed, "--branches", "agent-*", str(message)))
+    code = cli.main(["commit-msg", *scoring(committed, "--branches", "agent-*", str(message))])
     assert code == 0
     assert last_line(capsys.readouterr().out) == "RESULT: PASS (with test skipped)"
+
+
+@pytest.mark.parametrize("argv", [["reveiw", "--base", "main"], ["--skip-test", "COMMIT_EDITMSG"],
+                                  ["--manifest", "m.json", "log"], ["nosuchcommand"]])
+def test_a_stray_word_is_a_usage_error_never_a_file(argv, capsys) -> None:
+    code = cli.main(argv)
+    out = capsys.readouterr().out
+    assert code == 2
+    assert last_line(out) == "RESULT: FAIL (could not score: usage)"
+    if argv[0] == "reveiw":
+        assert "did you mean 'score-diff review'" in out
+    if argv[-1] == "log":
+        assert "'log' is a subcommand: put it first" in out
+
+
+@pytest.mark.parametrize("name", sorted(cli.COMMANDS))
+def test_every_subcommand_has_help_exiting_0(name, capsys) -> None:
+    assert cli.main([name, "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: score-diff")
 
 
 def test_demo_keep_refuses_an_existing_directory(tmp_path, capsys) -> None:

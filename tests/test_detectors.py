@@ -13,9 +13,9 @@ import string
 
 import pytest
 
-from scorer import detectors
+from scorer.checks import detectors
+from scorer.checks.detectors import DETECTOR_IDS, DETECTORS, MAX_PER_DETECTOR, redact, redact_with_counts, scan
 from scorer.codes import CODES
-from scorer.detectors import DETECTOR_IDS, DETECTORS, MAX_PER_DETECTOR, redact, redact_with_counts, scan
 from scorer.model import AddedText
 
 ALNUM = string.ascii_letters + string.digits

@@ -11,7 +11,6 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from scorer import render, render_github, render_junit, render_markdown, render_sarif
 from scorer.codes import CODES
 from scorer.model import (
     FAIL,
@@ -23,18 +22,17 @@ from scorer.model import (
     Violation,
 )
 from scorer.model import TestOutcome as Outcome
-from scorer.render import RENDERERS
+from scorer.report import FORMATS, render
+from scorer.report import escape as render_escape
+from scorer.report import github as render_github
+from scorer.report import junit as render_junit
+from scorer.report import markdown as render_markdown
+from scorer.report import sarif as render_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = json.loads((ROOT / "tests/schemas/sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
-RENDER = {
-    **RENDERERS,
-    "sarif": render_sarif.render,
-    "github": render_github.render,
-    "junit": render_junit.render,
-    "markdown": render_markdown.render,
-}
+RENDER = {fmt: (lambda result, fmt=fmt: render(fmt, result)) for fmt in FORMATS}
 FORMATS = sorted(RENDER)
 
 # Paths a hostile or careless job can create; each must survive every format.
@@ -182,10 +180,10 @@ def readable(fmt: str, out: str) -> str:
 def as_written(fmt: str, fact: str) -> str:
     """How `fact` looks once the format has made it safe."""
     if fmt == "markdown":
-        return render_markdown.escape_cell(fact)
+        return render_escape.escape_cell(fact)
     if fmt == "text":
-        return render.one_line(fact)
-    return render_markdown.printable(fact) if fmt == "junit" else fact
+        return render_escape.one_line(fact)
+    return render_escape.printable(fact) if fmt == "junit" else fact
 
 
 def facts_of(result: Result) -> list[str]:

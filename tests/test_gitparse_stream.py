@@ -10,9 +10,9 @@ import subprocess
 import pytest
 from conftest import GitRepo
 
-from scorer import gitparse
 from scorer.errors import GitError
-from scorer.git import DIFF_ARGS
+from scorer.inspection import gitparse
+from scorer.inspection.git import DIFF_ARGS
 
 
 @pytest.fixture

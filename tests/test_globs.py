@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scorer.globs import (
+from scorer.manifest.globs import (
     GlobError,
     PathMatcher,
     compile_entry,

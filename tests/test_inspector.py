@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, Outcome
 
-from scorer import checks, gitparse
-from scorer.checks import Job
-from scorer.manifest import parse_manifest
+from scorer.checks.job import Job
+from scorer.checks.paths import check_paths
+from scorer.inspection import gitparse
+from scorer.manifest.load import parse_manifest
 from scorer.model import Inspection
 
 SKIPPED = "RESULT: PASS (with test skipped)"
@@ -233,7 +234,7 @@ def test_copy_records_check_both_sides(base: GitRepo) -> None:
     manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["allowed/**"], "required_test": ["t"]}',
                               "m")
     ins = Inspection(mode="worktree", repo_root=str(base.root), head=None, changed=(copy,))
-    assert [(v.code, v.path) for v in checks.check_paths(ins, Job(manifest))] == [
+    assert [(v.code, v.path) for v in check_paths(ins, Job(manifest))] == [
         ("unlisted-path", "other/unique.py")]
 
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from scorer.justify import Claim, evaluate, parse_trailers, resolve_evidence
+from scorer.checks.justify import Claim, evaluate, parse_trailers, resolve_evidence
+from scorer.checks.sensitive import SensitiveHit, classify
 from scorer.model import DELETED, MODIFIED, RENAMED, ChangedPath, Justification
-from scorer.sensitive import SensitiveHit, classify
 
 GOOD = """Add an index for login lookups
 

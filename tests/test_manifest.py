@@ -11,7 +11,7 @@ import pytest
 from conftest import PASSING_TEST, GitRepo, run_cli
 
 from scorer.errors import ManifestError
-from scorer.manifest import DEFAULT_TEST_TIMEOUT_S, SCHEMA_NAME, load_manifest, parse_manifest, schema_text
+from scorer.manifest.load import DEFAULT_TEST_TIMEOUT_S, SCHEMA_NAME, load_manifest, parse_manifest, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

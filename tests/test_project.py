@@ -16,20 +16,20 @@ from conftest import GitRepo
 
 from scorer import __version__
 from scorer.codes import CODES
-from scorer.manifest import load_manifest, schema_text
+from scorer.manifest.load import load_manifest, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_example_manifest_validates_against_the_schema():
-    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(json.loads((ROOT / "job_manifest.example.json").read_text()))
     assert load_manifest(ROOT / "job_manifest.example.json").job_id == "fix-discount-2026-09-17"
 
 
 def test_example_manifest_shows_every_field():
-    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
     example = json.loads((ROOT / "job_manifest.example.json").read_text())
     assert set(schema["properties"]) == set(example)
 
@@ -48,7 +48,7 @@ def test_every_hook_id_is_documented():
 
 
 def test_every_manifest_key_is_documented():
-    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
     for key in schema["properties"]:
         if key != "$schema":
             assert f"| `{key}` |" in README, key
@@ -70,9 +70,11 @@ def test_json_report_validates_against_its_schema(committed: GitRepo):
     assert out.report["result"] == "FAIL"
 
 
-def test_shipped_schemas_are_the_top_level_ones():
+def test_schemas_are_package_data_and_the_example_points_at_them():
     for name in ("job_manifest.schema.json", "report.schema.json"):
-        assert schema_text(name) == (ROOT / "schemas" / name).read_text(encoding="utf-8")
+        assert json.loads(schema_text(name))["$schema"].startswith("https://json-schema.org/")
+    example = json.loads((ROOT / "job_manifest.example.json").read_text(encoding="utf-8"))
+    assert (ROOT / example["$schema"]).resolve() == (ROOT / "scorer/schemas/job_manifest.schema.json").resolve()
 
 
 @pytest.mark.slow
@@ -111,7 +113,7 @@ def test_version_is_reported():
 
 def test_demo_walkthrough_behaves_as_the_readme_says(capsys):
     """`score-diff demo`: empty tree FAIL, decoy FAIL, fix PASS, hook blocks the decoy and allows the fix."""
-    from scorer import cli
+    from scorer import main as cli
 
     assert cli.main(["demo"]) == 0
     out = capsys.readouterr().out

@@ -8,8 +8,8 @@ import json
 import pytest
 from conftest import GitRepo, run_cli
 
-from scorer import gitparse
-from scorer.commands import Progress, colourise, use_colour
+from scorer.inspection import gitparse
+from scorer.terminal import Progress, colourise, use_colour
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scorer.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, classify, normalize_path
+from scorer.checks.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, classify, normalize_path
 
 FLAGGED = [
     # gate-config

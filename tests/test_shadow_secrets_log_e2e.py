@@ -12,7 +12,7 @@ import pytest
 from conftest import GitRepo, run_cli
 from test_detectors import SECRET_LINES, SECRETS
 
-from scorer.render import RENDERERS
+from scorer.report import FORMATS as RENDERERS
 
 FORMATS = sorted(RENDERERS)
 

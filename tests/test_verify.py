@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from scorer.model import Result
-from scorer.render import to_dict
+from scorer.report.facts import to_dict
 from scorer.verify import verify_report
 
 SHA = "ab" * 32

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from .model import AddedMatch, AddedText, Violation
+from ..model import AddedMatch, AddedText, Violation
 
 SECRET = "secret"  # noqa: S105 - a violation code, not a password
 RISKY_SHELL = "risky-shell"

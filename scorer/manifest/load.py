@@ -1,4 +1,4 @@
-"""Load and validate a job manifest: JSON, checked against schemas/job_manifest.schema.json."""
+"""Load and validate a job manifest: JSON, checked against scorer/schemas/job_manifest.schema.json."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..errors import ManifestError
 from . import globs
-from .errors import ManifestError
 
 SCHEMA_NAME = "job_manifest.schema.json"
 DEFAULT_TEST_TIMEOUT_S = 600.0
@@ -48,12 +48,8 @@ class Manifest(NamedTuple):
 
 
 def schema_text(name: str) -> str:
-    """A shipped JSON Schema: from the installed package, else from a source checkout."""
-    packaged = resources.files("scorer") / "schemas" / name
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    # Running from a source checkout: schemas/ lives at the top level.
-    return (Path(__file__).resolve().parent.parent / "schemas" / name).read_text(encoding="utf-8")
+    """A shipped JSON Schema, read as package data (the same in a wheel and a source checkout)."""
+    return (resources.files("scorer") / "schemas" / name).read_text(encoding="utf-8")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -125,8 +121,8 @@ def _check_patterns(patterns: list[str]) -> list[str]:
 
 def _check_names(data: dict[str, Any]) -> list[str]:
     """A built-in category or detector is turned off only by its exact name."""
-    from .detectors import DETECTOR_IDS
-    from .sensitive import CATEGORIES
+    from ..checks.detectors import DETECTOR_IDS
+    from ..checks.sensitive import CATEGORIES
 
     problems = []
     for key, known in (("sensitive_exempt", CATEGORIES), ("disabled_detectors", DETECTOR_IDS)):

@@ -1,8 +1,11 @@
-"""The fail-closed scorer: manifest -> git inspection -> checks -> required test -> Result."""
+"""The pipeline: manifest -> git inspection -> checks -> required test -> one Result.
+
+Fail closed: whatever cannot be established raises ScoreDiffError, which the caller
+turns into a FAIL with exit 2 (`could_not_score`).
+"""
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -12,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
-from .errors import GitError, ManifestError, ScoreDiffError
-from .git import Repository
+from .errors import GitError, ScoreDiffError
+from .inspection import changes
+from .inspection.git import Repository
 from .model import (
     FAIL,
     PASS,
@@ -30,14 +34,13 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from .checks import Job
-    from .manifest import Manifest
+    from .checks.job import Job
+    from .manifest.load import Manifest
 
 # The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
 # inside the functions below, after git has been started: their ~100 ms of imports
 # then overlap git's own work instead of preceding it, on every commit.
 
-DEFAULT_MANIFEST = "job_manifest.json"
 MAX_PER_CODE = 100  # a 10,000-line paste of `eval(` needs 100 examples, not 10,000
 
 
@@ -61,72 +64,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], root: Callable[[], str]) -> Path:
-    """--manifest, then $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root,
-    as named (not through symlinks): its pin is the `.sha256` file beside that name."""
-    chosen = manifest or environ.get("SCORE_DIFF_MANIFEST")
-    return Path(os.path.abspath(Path(cwd, chosen) if chosen else Path(root(), DEFAULT_MANIFEST)))
-
-
-def manifest_location(
-    manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]
-) -> tuple[Path, str | None]:
-    """The manifest file, and its repo-relative path when it lives inside the repository."""
-    path = manifest_path(manifest, cwd, environ, lambda: root)
-    # Inside the repository the name counts, not where a symlink points: a job that turns
-    # job_manifest.json into a link to a looser file must still be scored by the one at base.
-    rel = _repo_relative(path, root) or _repo_relative(Path(os.path.realpath(path)), root)
-    return path, rel
-
-
-def _repo_relative(path: Path, root: str) -> str | None:
-    """`path` relative to the repository, resolving symlinks above the root only (macOS /tmp)."""
-    real_root = os.path.realpath(root)
-    for top in reversed(path.parents):
-        if os.path.realpath(top) == real_root:
-            return path.relative_to(top).as_posix()
-    return None
-
-
-def read_manifest(
-    repo: Repository, path: Path, rel: str | None, base: str | None, opts: Options, environ: Mapping[str, str]
-) -> Manifest:
-    """From disk, except in --base mode for a manifest inside the repository: then from base.
-
-    A pinned digest is checked against the raw bytes before anything is parsed.
-    """
-    from . import blast
-    from .manifest import parse_manifest
-
-    if base is not None and rel is not None:
-        raw = repo.read_file(base, rel)
-        if raw is None:
-            raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
-                                "branch first (a job must not bring its own fence)")
-        source = f"{rel} at base {base[:12]}"
-        pin_file = partial(repo.read_file, base, rel + blast.PIN_SUFFIX)
-    else:
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
-                                f"(pass --manifest or set SCORE_DIFF_MANIFEST)") from exc
-        source = str(path)
-        pin_file = partial(_read_optional, Path(str(path) + blast.PIN_SUFFIX))
-    expected = blast.expected_digest(opts.manifest_sha256, environ, pin_file, path.name + blast.PIN_SUFFIX)
-    blast.verify_pin(raw, expected, source)
-    return parse_manifest(raw, source)
-
-
-def _read_optional(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ManifestError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
 def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[str]:
     """Commit messages that may carry Blast-Radius trailers, oldest first."""
     found = list(reversed(repo.commit_messages(ins.base, ins.head))) if ins.base and ins.head else []
@@ -139,14 +76,14 @@ def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[str]:
 
 
 def _job(manifest: Manifest, rel: str | None) -> Job:
-    from .checks import Job
+    from .checks.job import Job
 
     return Job(manifest, manifest_in_repo=rel)
 
 
 def _check_content(job: Job, into: list[Violation], seen: list[int], added: AddedText) -> None:
     """Run the checks of added lines on one batch, while git is still streaming the rest."""
-    from .checks import CONTENT_CHECKS
+    from .checks.registry import CONTENT_CHECKS
 
     seen[0] += len(added.text)
     for check in CONTENT_CHECKS:
@@ -210,35 +147,65 @@ def _test_violations(test: TestOutcome) -> list[Violation]:
     return []
 
 
+class Scored(NamedTuple):
+    """The manifest and what git says changed, with the content checks already run on it."""
+
+    manifest: Manifest
+    job: Job
+    path: Path
+    rel: str | None
+    ins: Inspection
+    content: list[Violation]
+
+
 def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
     """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
     started, started_at = clock(), now_iso()
-    repo = Repository(Path(opts.cwd, opts.repo))
+    repo = Repository(Path(opts.cwd, opts.repo), environ)
+    try:
+        scored = inspect(repo, opts, environ)
+        result = judge(repo, scored, opts, environ)
+    finally:
+        repo.close()  # git calls an error left running are stopped, never left behind
+    return result._replace(duration_s=clock() - started, started_at=started_at)
+
+
+def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
+    """Read the manifest and ask git what changed; content checks run while git streams."""
+    from .manifest.locate import manifest_location, read_manifest
+
     path, rel = manifest_location(opts.manifest, opts.cwd, repo.root, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
     if opts.base is not None:
         base_sha = repo.resolve(opts.base)
-        manifest = read_manifest(repo, path, rel, base_sha, opts, environ)
+        manifest = read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ)
         job = _job(manifest, rel)
-        ins = repo.inspect_range(base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
-                                 watch=partial(_check_content, job, content, seen))
+        ins = changes.inspect_range(repo, base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
+                                    watch=partial(_check_content, job, content, seen))
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
-        pending = repo.start_worktree()  # git runs while the manifest is validated
-        manifest = read_manifest(repo, path, rel, None, opts, environ)
+        pending = changes.start_worktree(repo)  # git runs while the manifest is validated
+        manifest = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ)
         job = _job(manifest, rel)
         ins = pending(partial(_check_content, job, content, seen))
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
-    from . import blast
-    from .checks import CHECKS, allowed_paths
+    return Scored(manifest, job, path, rel, ins, content)
 
+
+def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str, str]) -> Result:
+    """Every check, then the required test, into one Result."""
+    from .checks.blast_radius import check_blast_radius
+    from .checks.paths import allowed_paths
+    from .checks.registry import CHECKS
+
+    manifest, job, path, rel, ins, content = scored
     ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
-    blast_found, accepted = blast.check_blast_radius(
+    blast_found, accepted = check_blast_radius(
         ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
     )
     violations = cap_per_code(found + blast_found)
@@ -255,14 +222,13 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=rel or str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
         justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow,
-        duration_s=clock() - started,
-        version=__version__, started_at=started_at,
+        version=__version__,
     ))
 
 
 def redacted(result: Result) -> Result:
     """Every free text a report can carry, with secret shapes masked: a secret is never echoed."""
-    from . import detectors
+    from .checks import detectors
 
     return result._replace(
         violations=tuple(v._replace(message=detectors.redact(v.message)) for v in result.violations),

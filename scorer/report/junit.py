@@ -11,11 +11,10 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .codes import CODES
-from .model import TEST_NOT_RUN, TEST_SKIPPED, Result, Violation
-from .render import to_dict
-from .render_markdown import changed_line, justification_line
-from .render_markdown import printable as xml_safe
+from ..codes import CODES
+from ..model import TEST_NOT_RUN, TEST_SKIPPED, Result, Violation
+from .escape import printable as xml_safe
+from .facts import changed_line, justification_line, to_dict
 
 SUITE = "score-diff"
 # Every code belongs to exactly one check; tests hold this table and CODES in step.

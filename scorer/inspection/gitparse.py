@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from . import model
-from .errors import GitError
-from .model import ChangedPath, Hunk
+from .. import model
+from ..errors import GitError
+from ..model import ChangedPath, Hunk
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"

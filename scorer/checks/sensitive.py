@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import NamedTuple
 
-from .globs import PathMatcher
+from ..manifest.globs import PathMatcher
 
 MANIFEST_CATEGORY = "manifest"  # hits from the manifest's sensitive_globs
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".adoc"})

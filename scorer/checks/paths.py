@@ -1,37 +1,14 @@
-"""Checks: plain functions from the inspected change and the job to violations.
-
-A check never prints and never raises for a finding; it returns Violations. The
-scorer runs every function in CHECKS, in order.
-"""
+"""Checks of what changed: paths, counts, sizes and kinds of file."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
-from collections.abc import Callable, Sequence
-from itertools import accumulate
+from collections.abc import Sequence
 
-from . import model
-from .globs import ForbiddenMatcher, PathMatcher
-from .manifest import Manifest
-from .model import AddedText, ChangedPath, Inspection, Violation
-
-
-class Job:
-    """The manifest plus the facts about this scoring the checks need."""
-
-    __slots__ = ("allowed", "forbidden", "manifest", "manifest_in_repo", "tokens")
-
-    def __init__(self, manifest: Manifest, manifest_in_repo: str | None = None) -> None:
-        self.manifest = manifest
-        self.manifest_in_repo = manifest_in_repo  # the manifest's repo-relative path, if it lives in the repo
-        self.allowed = PathMatcher(manifest.allowed_paths)
-        self.forbidden = ForbiddenMatcher(manifest.forbidden_globs)
-        self.tokens = token_patterns(manifest)  # compiled once, used on every streamed batch
-
-
-Check = Callable[[Inspection, Job], Sequence[Violation]]
+from .. import model
+from ..model import ChangedPath, Inspection, Violation
+from .job import Job
 
 
 def check_empty(ins: Inspection, job: Job) -> list[Violation]:
@@ -91,53 +68,6 @@ def _file_sizes(changed: Sequence[ChangedPath], limit: int) -> list[Violation]:
     return found
 
 
-def token_patterns(manifest: Manifest) -> list[tuple[str, re.Pattern[str]]]:
-    """(label, compiled pattern) for every forbidden substring and pattern."""
-    found = []
-    if manifest.forbidden_substrings:
-        alternation = "|".join(re.escape(s) for s in sorted(manifest.forbidden_substrings, key=len, reverse=True))
-        found.append(("substring", re.compile(alternation)))
-    found += [(f"pattern {p!r}", re.compile(p, re.M)) for p in manifest.forbidden_patterns]
-    return found
-
-
-def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
-    """Forbidden substrings and patterns in added lines (and all lines of new files): never in
-    content the job did not add. Run on each batch of lines as git streams them."""
-    found = []
-    read = as_read(added)
-    for label, pattern in job.tokens:
-        hits = list(added.search(pattern))
-        if read is not None:  # lines only the languages' reading shows
-            seen = {(h.path, h.line) for h in hits}
-            hits += [h for h in read[0].search(pattern, read[1]) if (h.path, h.line) not in seen]
-        for hit in hits:
-            what = f"forbidden substring {hit.match!r}" if label == "substring" else f"forbidden {label}"
-            found.append(Violation("forbidden-token", f"added line contains {what}", hit.path, hit.line))
-    return found
-
-
-_LINE_ENDS = str.maketrans(dict.fromkeys("\r\x85\u2028\u2029", "\n"))
-
-
-def as_read(added: AddedText) -> tuple[AddedText, str] | None:
-    """The added lines as the languages they are written in read them, where that differs from git:
-    Python folds identifiers with NFKC (fullwidth `eval(` calls eval), and ends a line at a lone CR as
-    JavaScript does at U+2028 (so `^import ctypes` must match after one). Returns the NFKC text and
-    a same-length view of it whose line ends are all newlines; None when that is the text itself.
-    """
-    text = added.text
-    if text.isascii() and "\r" not in text:
-        return None
-    if not text.isascii():  # NFKC never adds or removes a newline: each block keeps its line numbers
-        ends = (*added.starts[1:], len(text))
-        blocks = [unicodedata.normalize("NFKC", text[a:b]) for a, b in zip(added.starts, ends, strict=True)]
-        starts = tuple(accumulate((len(b) for b in blocks[:-1]), initial=0))
-        added = AddedText("".join(blocks), starts, added.locations)
-    view = added.text.translate(_LINE_ENDS)
-    return None if view == text else (added, view)
-
-
 def escapes_repo(path: str, target: str) -> bool:
     """Does a symlink at `path` pointing at `target` leave the repository? Pure string logic."""
     if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
@@ -177,11 +107,6 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
     return found
 
 
-def check_inspection(ins: Inspection, job: Job) -> list[Violation]:
-    """Unmerged paths and hidden changes the inspector found."""
-    return list(ins.anomalies)
-
-
 def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
     if job.manifest_in_repo is None:
         return []
@@ -189,33 +114,6 @@ def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
         Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo)
         for c in ins.changed if job.manifest_in_repo in c.paths
     ]
-
-
-CHECKS: tuple[Check, ...] = (
-    check_empty,
-    check_inspection,
-    check_manifest_unchanged,
-    check_paths,
-    check_file_count,
-    check_sizes,
-    check_kinds,
-)
-
-# Checks of added lines alone: the scorer runs them on each batch of lines as git streams
-# the diff, so their regex scans overlap git's work. Together with CHECKS they are every check.
-ContentCheck = Callable[[AddedText, Job], Sequence[Violation]]
-
-
-def check_secrets(added: AddedText, job: Job) -> list[Violation]:
-    """The built-in secret and risky-shell detectors (scorer.detectors)."""
-    from . import detectors
-
-    m = job.manifest
-    return detectors.scan(added, disabled=frozenset(m.disabled_detectors),
-                          allowed_fingerprints=frozenset(m.allowed_fingerprints))
-
-
-CONTENT_CHECKS: tuple[ContentCheck, ...] = (check_added_tokens, check_secrets)
 
 
 def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:

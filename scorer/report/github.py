@@ -9,20 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import render_markdown
-from .codes import CODES
-from .model import Result, Violation
-from .render import verdict_line
-
-
-def escape_data(text: str) -> str:
-    """Escape a command's message as the runner expects."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a command property value (file, title): data escapes plus `:` and `,`."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+from ..codes import CODES
+from ..model import Result, Violation
+from . import markdown
+from .escape import escape_data, escape_property
+from .facts import binding_facts, changed_line, justification_line, verdict_line
 
 
 def command(kind: str, message: str, properties: Mapping[str, str | None] | None = None) -> str:
@@ -43,7 +34,7 @@ def _annotation(v: Violation, kind: str) -> str:
 
 
 def _verdict(result: Result) -> str:
-    facts = [f"{label}: {value}" for label, value in render_markdown.binding_facts(result)]
+    facts = [f"{label}: {value}" for label, value in binding_facts(result)]
     return command("notice", "\n".join([verdict_line(result), *facts]), {"title": "score-diff verdict"})
 
 
@@ -63,8 +54,8 @@ def render(result: Result) -> str:
     kind = "warning" if result.shadow else "error"
     lines = [_annotation(v, kind) for v in result.violations]
     lines += [command("warning", w, {"title": "score-diff warning"}) for w in result.warnings]
-    lines += _group("changed paths", [render_markdown.changed_line(c, result) for c in result.changed])
-    justified = [render_markdown.justification_line(j) for j in result.justifications]
+    lines += _group("changed paths", [changed_line(c, result) for c in result.changed])
+    justified = [justification_line(j) for j in result.justifications]
     lines += _group("accepted justifications", justified)
     lines.append(_verdict(result))
     return "\n".join(lines) + "\n"
@@ -72,7 +63,7 @@ def render(result: Result) -> str:
 
 def render_summary(result: Result) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: the same review comment as --format markdown."""
-    return render_markdown.render(result)
+    return markdown.render(result)
 
 
 def append_step_summary(result: Result, environ: Mapping[str, str]) -> None:

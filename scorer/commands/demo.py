@@ -6,15 +6,19 @@ on an `agent-*` branch blocks the decoy commit and lets the fix through.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
+
+from ..errors import ScoreDiffError
+from . import Context
 
 BUGGY = '''"""Prices."""
 
@@ -78,9 +82,9 @@ def _git_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def _hook_script() -> str:
-    package_parent = str(Path(__file__).resolve().parent.parent)
+    package_parent = str(Path(__file__).resolve().parents[2])
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
-            "from scorer.cli import main; raise SystemExit(main(sys.argv[1:]))")
+            "from scorer.main import main; raise SystemExit(main(sys.argv[1:]))")
     return f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c {shlex.quote(code)} --branches 'agent-*'\n"
 
 
@@ -112,10 +116,10 @@ class Walkthrough:
         self.git("checkout", "-q", "-b", "agent-fix-discount")
 
     def score(self, title: str, expect: int) -> None:
-        from .cli import run_score
+        from ..main import main
 
         self.out.write(f"\n=== {title} ===\n$ score-diff\n")
-        code = run_score(["--repo", str(self.root)], self.env, self.out)
+        code = main(["--repo", str(self.root)], self.env, self.out)
         verdict = "as expected" if code == expect else f"UNEXPECTED (wanted exit {expect})"
         self.out.write(f"(exit {code}: {verdict})\n")
         if code != expect:
@@ -156,18 +160,21 @@ class Walkthrough:
         return 0 if ok else 1
 
 
-def demo(argv: Sequence[str], environ: Mapping[str, str], out: TextIO) -> int:
+HELP = "run the walkthrough on a built-in example repository"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--keep", metavar="DIR", help="build the example in DIR (a new directory) and leave it there")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
     """Run the walkthrough; `--keep DIR` builds it in DIR and leaves it there."""
-    if argv[:1] == ["--keep"] and len(argv) == 2:
-        root = Path(argv[1]).resolve()
+    if args.keep:
+        root = Path(ctx.cwd, args.keep).resolve()
         try:
             root.mkdir(parents=True, exist_ok=False)
         except OSError as exc:
-            out.write(f"score-diff demo: cannot create {root}: {exc.strerror or exc} (name a new directory)\n")
-            return 2
-        return Walkthrough(root, environ, out).run()
-    if argv:
-        out.write("usage: score-diff demo [--keep DIR]\n")
-        return 2
+            raise ScoreDiffError(f"cannot create {root}: {exc.strerror or exc} (name a new directory)") from exc
+        return Walkthrough(root, ctx.environ, ctx.stdout).run()
     with tempfile.TemporaryDirectory(prefix="score-diff-demo-") as tmp:
-        return Walkthrough(Path(tmp), environ, out).run()
+        return Walkthrough(Path(tmp), ctx.environ, ctx.stdout).run()

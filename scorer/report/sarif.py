@@ -13,9 +13,9 @@ from collections import Counter
 from typing import Any
 from urllib.parse import quote
 
-from .codes import CODES
-from .model import Result, Violation
-from .render import to_dict
+from ..codes import CODES
+from ..model import Result, Violation
+from .facts import to_dict
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/score-diff/score-diff"

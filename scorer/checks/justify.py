@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from .model import ChangedPath, Justification, Violation
+from ..model import ChangedPath, Justification, Violation
 from .sensitive import SensitiveHit, normalize_path
 
 _KEY = re.compile(r"^\s*(blast[-_ ]?radius|justification|rollback)\s*:(.*)$", re.IGNORECASE)

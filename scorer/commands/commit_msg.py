@@ -1,0 +1,23 @@
+"""`score-diff commit-msg [options] MESSAGE_FILE`: the commit-msg hook stage.
+
+git passes the file holding the message it is about to record; its Blast-Radius /
+Justification / Rollback trailers count. This is the one place a bare word is a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import Context, score
+
+HELP = "score as the commit-msg hook does, with the message git is about to record"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    score.add_arguments(p)
+    p.add_argument("message_path", metavar="MESSAGE_FILE", help="the commit message file git passes to the hook")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    args.message_file = [*args.message_file, args.message_path]
+    return score.run(args, ctx)

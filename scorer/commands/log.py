@@ -1,0 +1,25 @@
+"""`score-diff log`: list logged decisions, newest first."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import Context
+from .shared import add_log_db, add_repo, log_path
+
+HELP = "list logged decisions, newest first"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_log_db(p)
+    add_repo(p)
+    p.add_argument("--job", help="only this job_id")
+    p.add_argument("--limit", type=int, help="at most N decisions")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..decision_log import format_records, read
+
+    ctx.stdout.write(format_records(read(log_path(args, ctx), job=args.job, limit=args.limit), args.format))
+    return 0

@@ -1,0 +1,32 @@
+"""`score-diff pin`: validate a manifest and write <manifest>.sha256 beside it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import ManifestError
+from . import Context
+from .shared import add_manifest, add_repo, manifest_file
+
+HELP = "validate a manifest and write <manifest>.sha256 beside it"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_manifest(p)
+    add_repo(p)
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..manifest.load import load_manifest
+    from ..manifest.pin import PIN_SUFFIX, pin_line
+
+    path = manifest_file(args, ctx)
+    load_manifest(path)
+    line = pin_line(path.read_bytes(), path.name)
+    try:
+        Path(str(path) + PIN_SUFFIX).write_text(line, encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError(f"cannot write {path}{PIN_SUFFIX}: {exc.strerror or exc}") from exc
+    ctx.stdout.write(f"wrote {path}{PIN_SUFFIX}: {line}")
+    return 0

@@ -1,0 +1,90 @@
+"""`score-diff [score] [options]`: score the working tree (or a commit range with --base)."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+from typing import Any
+
+from ..report import FORMATS
+from . import Context
+from .shared import add_log_db, add_manifest, emit, log_decision, repository
+
+HELP = "score the change (the default when no subcommand is given)"
+
+
+class _FormatAction(argparse.Action):
+    """`--format F [--output FILE]`, repeatable: each --output binds to the --format before it."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        ns.outputs = [*(getattr(ns, "outputs", None) or []), [value, None]]
+
+
+class _OutputAction(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        outputs = getattr(ns, "outputs", None) or []
+        if not outputs or outputs[-1][1] is not None:
+            parser.error("--output FILE must follow the --format it writes")
+        outputs[-1][1] = value
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_manifest(p)
+    p.add_argument("--repo", default=".", help="repository to score (default: the current directory)")
+    p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
+    p.add_argument("--head", help="with --base: the head commit (default HEAD)")
+    p.add_argument("--format", dest="fmt", action=_FormatAction, choices=sorted(FORMATS),
+                   help="report format; repeatable, each optionally followed by --output FILE")
+    p.add_argument("--output", action=_OutputAction, help="write the preceding --format to FILE")
+    p.add_argument("--skip-test", action="store_true", help="do not run required_test (PASS says so)")
+    p.add_argument("--shadow", action="store_true", help="report would-fail violations but exit 0")
+    # One glob per flag: a hook's trailing message file must never be read as a glob.
+    p.add_argument("--branches", action="append", metavar="GLOB",
+                   help="score only on branches matching GLOB (e.g. 'agent-*'; repeat the flag for more); "
+                   "a detached HEAD is always scored")
+    p.add_argument("--manifest-sha256", metavar="HEX", help="refuse to score unless the manifest has this "
+                   "sha256 (also $SCORE_DIFF_MANIFEST_SHA256, or a <manifest>.sha256 file beside it)")
+    p.add_argument("--message-file", action="append", default=[], metavar="FILE",
+                   help="commit message carrying Blast-Radius trailers (repeatable; the commit-msg hook "
+                   "passes git's message file here)")
+    p.add_argument("--defer-justifications", action="store_true",
+                   help="leave sensitive-path justification to the commit-msg stage hook")
+    add_log_db(p, writes=True)
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
+
+
+def _branch_skipped(args: argparse.Namespace, ctx: Context) -> str | None:
+    """The branch name when --branches says not to score it; None to score."""
+    if not args.branches:
+        return None
+    branch = repository(args, ctx).branch()
+    if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
+        return None  # detaching HEAD must not be a way around the gate
+    return branch
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..pipeline import Options, could_not_score, score
+    from ..terminal import Progress, use_colour
+
+    outputs = getattr(args, "outputs", None) or [["text", None]]
+    progress = Progress(ctx.stderr) if ctx.stderr.isatty() else None
+    try:
+        skipped = _branch_skipped(args, ctx)
+        if skipped is not None:
+            ctx.stdout.write(f"score-diff: branch {skipped!r} does not match --branches; not scored\n")
+            return 0
+        opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
+                       skip_test=args.skip_test, shadow=args.shadow, cwd=ctx.cwd,
+                       manifest_sha256=args.manifest_sha256, message_files=tuple(args.message_file),
+                       defer_justifications=args.defer_justifications, progress=progress)
+        result = score(opts, ctx.environ)
+    except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
+        result = could_not_score(exc, "range" if args.base else "worktree")
+    finally:
+        if progress is not None:
+            progress.done()
+    emit(result, outputs, ctx, use_colour(args.color, ctx.stdout, ctx.environ))
+    log_decision(result, args, ctx)
+    return result.exit_code

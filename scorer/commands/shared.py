@@ -1,0 +1,91 @@
+"""Options and steps several subcommands share: declared once, so they mean the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..report import FORMATS, render
+from . import Context
+
+if TYPE_CHECKING:
+    from ..inspection.git import Repository
+    from ..model import Result
+
+MANIFEST_HELP = "job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root)"
+LOG_DB_HELP = "decision log (default: <git dir>/score-diff/decisions.sqlite3)"
+
+
+def add_repo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=".", help="repository (default: the current directory)")
+
+
+def add_manifest(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--manifest", help=MANIFEST_HELP)
+
+
+def add_log_db(p: argparse.ArgumentParser, writes: bool = False) -> None:
+    p.add_argument("--log-db", metavar="PATH", help=LOG_DB_HELP)
+    if writes:
+        p.add_argument("--no-log", action="store_true", help="do not append this decision to the decision log")
+
+
+def repository(args: argparse.Namespace, ctx: Context) -> Repository:
+    """The repository --repo names, opened with the caller's environment."""
+    from ..inspection.git import Repository
+
+    return Repository(os.path.join(ctx.cwd, args.repo), ctx.environ)
+
+
+def manifest_file(args: argparse.Namespace, ctx: Context) -> Path:
+    """The same manifest, named the same way, that scoring reads (and whose pin it checks)."""
+    from ..manifest.locate import manifest_path
+
+    return manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).root)
+
+
+def log_path(args: argparse.Namespace, ctx: Context) -> Path:
+    from ..decision_log import default_db_path
+
+    return Path(args.log_db) if args.log_db else default_db_path(Path(repository(args, ctx).git_dir))
+
+
+def emit(result: Result, outputs: Sequence[Sequence[str | None]], ctx: Context, colour: bool = False) -> None:
+    """Collect-then-render: formats with --output go to files, the rest to stdout."""
+    to_terminal = [fmt for fmt, out in outputs if out is None] or ["text"]
+    for fmt, out in outputs:
+        if out is not None:
+            with open(os.path.join(ctx.cwd, out), "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(render(str(fmt), result))
+    for fmt in to_terminal:
+        text = render(str(fmt), result)
+        if fmt == "text" and colour:
+            from ..terminal import colourise
+
+            text = colourise(text)
+        ctx.stdout.write(text)
+    ctx.stdout.flush()
+    if any(fmt == "github" for fmt, _ in outputs):
+        from ..report.github import append_step_summary
+
+        append_step_summary(result, ctx.environ)
+
+
+def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None:
+    """Append to the decision log; a log that cannot be written warns and never changes the verdict."""
+    if getattr(args, "no_log", False):
+        return
+    from ..decision_log import record
+
+    try:
+        warning = record(log_path(args, ctx), result)
+    except Exception as exc:
+        warning = f"decision log not written: {exc}"
+    if warning:
+        ctx.stderr.write(f"score-diff: warning: {warning}\n")
+
+
+__all__ = ["FORMATS", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision", "manifest_file"]

@@ -1,0 +1,46 @@
+"""`score-diff verify-report REPORT`: is a JSON report a real PASS bound to this manifest, base and head?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from ..errors import ScoreDiffError
+from . import Context
+from .shared import repository
+
+HELP = "check that a JSON report is a real PASS bound to this merge"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("report", help="a report written with --format json --output FILE")
+    p.add_argument("--base", help="the target branch; compared with the report's merge-base")
+    p.add_argument("--head", help="the commit being merged (default HEAD when --base is given)")
+    p.add_argument("--manifest", help="the manifest file whose sha256 the report must name")
+    p.add_argument("--repo", default=".")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..manifest.load import load_manifest
+    from ..verify import verify_report
+
+    try:
+        with open(os.path.join(ctx.cwd, args.report), encoding="utf-8") as fh:
+            report = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ScoreDiffError(f"cannot read report {args.report}: {exc}") from exc
+    base = head = digest = None
+    if args.base or args.head:
+        repo = repository(args, ctx)
+        head = repo.resolve(args.head or "HEAD")
+        base = repo.merge_base(repo.resolve(args.base), head) if args.base else None
+    if args.manifest:
+        digest = load_manifest(Path(ctx.cwd, args.manifest)).sha256
+    problems = verify_report(report, manifest_sha256=digest, base=base, head=head)
+    for problem in problems:
+        ctx.stdout.write(f"FAIL {problem}\n")
+    ctx.stdout.write("RESULT: FAIL (report does not bind to this merge)\n" if problems else
+                     "RESULT: PASS (report binds to this merge)\n")
+    return 1 if problems else 0

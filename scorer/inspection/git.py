@@ -1,0 +1,372 @@
+"""The one process boundary to git: the only module that starts git and knows its flags.
+
+It pins every option that user or repository config could change, builds git's
+environment from the environment it is given (never from os.environ behind the
+caller's back), and turns every git failure into GitError.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import re
+import subprocess
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from ..errors import GitError
+from . import files, gitparse
+
+# Config that would change what git reports, pinned on every call.
+_PINNED = {
+    "core.quotePath": "false",
+    "core.fsmonitor": "false",
+    "core.untrackedCache": "false",
+    "core.ignoreStat": "false",
+    "core.trustctime": "true",  # an edit with mtime restored still changes ctime
+    "core.checkStat": "default",
+    "diff.noprefix": "false",
+    "diff.mnemonicPrefix": "false",
+    "diff.relative": "false",
+    "diff.renameLimit": "1000",
+    "diff.ignoreSubmodules": "none",
+    "color.ui": "never",
+}
+if os.name == "posix":
+    _PINNED.update({"core.fileMode": "true", "core.symlinks": "true"})
+PINNED_ARGS = tuple(arg for key, value in _PINNED.items() for arg in ("-c", f"{key}={value}"))
+
+DIFF_ARGS = (
+    "--raw", "-p", "-U0", "-z", "-M",
+    "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--submodule=short",
+    "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers", "--inter-hunk-context=0",
+    "--no-relative", "-O/dev/null", "--no-abbrev",  # full object ids: blob sizes are looked up by them
+)
+# Environment that would bend git's answers, neutralised.
+_ENV_OVERRIDES = {
+    "GIT_OPTIONAL_LOCKS": "0",  # never write the index while a commit holds its lock
+    "GIT_CONFIG_PARAMETERS": "",
+    "GIT_CONFIG_COUNT": "0",
+    "GIT_EXTERNAL_DIFF": "",
+    "GIT_DIFF_OPTS": "",
+    "GIT_NO_REPLACE_OBJECTS": "1",  # `git replace` could swap what a commit contains
+    "GIT_GRAFT_FILE": os.devnull,  # .git/info/grafts could give main the agent's commit as a parent
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+}
+_KEPT_ENV = frozenset({"GIT_INDEX_FILE", "GIT_EXEC_PATH"})
+_REFUSED_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE")
+EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Where git looks for a short ref name, in order (git help revisions); `$GIT_DIR/NAME` comes
+# first, but only for all-caps names such as HEAD.
+_REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+_REF_NAME_END = re.compile(r"[~^:]|@\{")
+_FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+
+
+
+
+def git_environment(environ: Mapping[str, str], git_dir: str, work_tree: str | None) -> dict[str, str]:
+    """The caller's environment without git's own variables, plus the pinned ones.
+
+    GIT_INDEX_FILE is kept: inside a commit hook git names there the index it will commit.
+    """
+    env = {k: v for k, v in environ.items() if not k.startswith("GIT_") or k in _KEPT_ENV}
+    env.update(_ENV_OVERRIDES, GIT_DIR=git_dir)
+    if work_tree is not None:
+        env["GIT_WORK_TREE"] = work_tree
+    return env
+
+
+class Repository:
+    """One git repository; every question about it is answered by a git process."""
+
+    def __init__(self, path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> None:
+        environ = dict(os.environ) if environ is None else environ
+        for name in _REFUSED_ENV:
+            if environ.get(name):
+                raise GitError(f"{name} is set; unset it so git reads this repository's own objects")
+        where = os.path.abspath(path)
+        if not os.path.isdir(where):
+            raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
+        top, git_dir, bare = _discover(where, environ)
+        if bare or not top:
+            raise GitError(f"{where} is a bare repository; score-diff needs a working tree")
+        if os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
+            raise GitError(f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
+                           "would commit from there; score that directory, or unset it")
+        self.root, self.git_dir = top, git_dir
+        self._refuse_another_worktree(environ, where)
+        self._env = git_environment(environ, self.git_dir, self.root)
+        self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
+
+    def close(self) -> None:
+        """Stop and reap every git call that was started and never collected (an error came first)."""
+        while self._live:
+            proc = self._live.pop()
+            proc.kill()
+            proc.communicate()
+
+    def _refuse_another_worktree(self, environ: Mapping[str, str], cwd: str) -> None:
+        """git commits from $GIT_DIR and $GIT_WORK_TREE: scoring one tree while git commits
+        another would score nothing."""
+        claims = [("GIT_DIR", environ.get("GIT_DIR", ""), self.git_dir),
+                  ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root)]
+        for source, where, scored in claims:
+            if where and os.path.realpath(os.path.join(cwd, where)) != os.path.realpath(scored):
+                raise GitError(f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
+                               "repository git commits to, or unset it")
+
+    # -- running git -------------------------------------------------------
+    def start(self, *args: str, stdin: bool = False, literal: bool = False) -> subprocess.Popen[bytes]:
+        """Start git without waiting, so several calls and Python's own work overlap."""
+        argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=self.root, env=self._env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
+        self._live.append(proc)
+        return proc
+
+    def finish(self, proc: subprocess.Popen[bytes], stdin: bytes | None = None, ok: Sequence[int] = (0,)) -> bytes:
+        """Wait for a started git call; raise GitError with its message unless it exited ok."""
+        out, err = proc.communicate(stdin)
+        self._forget(proc)
+        _check(proc, err, ok)
+        return out
+
+    def _forget(self, proc: subprocess.Popen[bytes]) -> None:
+        if proc in self._live:
+            self._live.remove(proc)
+
+    def stream(self, proc: subprocess.Popen[bytes], seen: Callable[[bytes], object]) -> Iterator[bytes]:
+        """A started git call's output as it is written.
+
+        Threads drain stdout and stderr (reading releases the GIL), so git never waits for
+        Python: it computes the next files while Python parses and checks the last ones.
+        """
+        stdout, stderr = proc.stdout, proc.stderr
+        assert stdout is not None and stderr is not None
+        _grow_pipe(stdout)
+        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        errors: list[bytes] = []
+        broken: list[BaseException] = []
+
+        def pump() -> None:
+            try:
+                while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]
+                    chunks.put(chunk)
+            except BaseException as exc:  # a half-read diff must never pass for a whole one
+                broken.append(exc)
+                proc.kill()
+            finally:
+                chunks.put(None)
+
+        threads = [threading.Thread(target=pump, daemon=True),
+                   threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)]
+        for thread in threads:
+            thread.start()
+        while (chunk := chunks.get()) is not None:
+            seen(chunk)
+            yield chunk
+        proc.wait()
+        for thread in threads:
+            thread.join()
+        stdout.close()
+        stderr.close()
+        self._forget(proc)
+        if broken:
+            raise GitError(f"could not read git's output: {broken[0]}")
+        _check(proc, b"".join(errors), (0,))
+
+    def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
+        return self.finish(self.start(*args, stdin=stdin is not None, literal=literal), stdin, ok)
+
+    # -- refs ----------------------------------------------------------------
+    def head(self) -> str | None:
+        """Commit id of HEAD, or None in a repository with no commits yet."""
+        out = self.run("rev-parse", "--verify", "-q", "HEAD^{commit}", ok=(0, 1))
+        return out.decode().strip() or None
+
+    def branch(self) -> str | None:
+        """Current branch name, or None when HEAD is detached."""
+        out = self.run("symbolic-ref", "-q", "HEAD", ok=(0, 1))
+        name = out.decode("utf-8", "replace").strip()
+        return name[len("refs/heads/"):] if name.startswith("refs/heads/") else None
+
+    def resolve(self, ref: str) -> str:
+        meanings = self._ref_meanings(ref)
+        if len(meanings) > 1:
+            raise GitError(f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
+                           "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
+                           "or a full commit id")
+        out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
+        if not out.strip():
+            raise GitError(f"{ref!r} is not a commit in this repository (fetch it, or fetch with full history)")
+        return out.decode().strip()
+
+    def _ref_meanings(self, ref: str) -> list[str]:
+        """Everything the name at the start of `ref` could mean to git: a tag `main` beats the branch
+        `main`, and any ref beats an abbreviated commit id, so a ref the agent pushed could move --base."""
+        name = _REF_NAME_END.split(ref, maxsplit=1)[0]
+        if not name or _FULL_ID.fullmatch(name):  # a full commit id always means itself
+            return []
+        wanted = {rule.format(name) for rule in _REF_RULES} | ({name} if name.startswith("refs/") else set())
+        out = self.run("for-each-ref", "--format=%(refname)", *sorted(wanted))
+        found = sorted(set(out.decode("utf-8", "replace").splitlines()) & wanted)
+        if re.fullmatch(r"[A-Z_]+", name) and os.path.isfile(os.path.join(self.git_dir, name)):
+            found.insert(0, name)  # HEAD, FETCH_HEAD, ...
+        if found and re.fullmatch(r"[0-9a-fA-F]{4,}", name):
+            found.append("an abbreviated commit id")
+        return found
+
+    def merge_base(self, base: str, head: str) -> str:
+        out = self.run("merge-base", base, head, ok=(0, 1))
+        if not out.strip():
+            raise GitError(f"{base} and {head} have no common ancestor (fetch full history: fetch-depth 0)")
+        return out.decode().strip()
+
+    def empty_tree(self) -> str:
+        return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip() or EMPTY_TREE_SHA1
+
+    # -- what changed: each started here, parsed by gitparse, judged by nobody here --
+    def start_diff(self, old: str, new: str | None = None) -> subprocess.Popen[bytes]:
+        """The raw + -U0 patch diff of `old` against `new` (or the working tree)."""
+        return self.start("diff", old, *([new] if new else []), *DIFF_ARGS)
+
+    def diff_as_text(self, old: str, new: str | None, paths: Sequence[str]) -> bytes:
+        """The same diff for `paths`, with git's binary guess (and `-diff` attributes) overridden."""
+        revs = [old, *([new] if new else [])]
+        return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True)
+
+    def start_index_state(self) -> subprocess.Popen[bytes]:
+        """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions."""
+        return self.start("status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames",
+                          "--ignore-submodules=dirty")
+
+    def start_listing(self) -> subprocess.Popen[bytes]:
+        """Tracked files with their index flags, and untracked files."""
+        return self.start("ls-files", "-z", "-v", "-c", "-o", "--exclude-per-directory=.gitignore")
+
+    def start_ignored(self) -> subprocess.Popen[bytes]:
+        return self.start("ls-files", "-z", "-o", "-i", "--directory", "--exclude-per-directory=.gitignore")
+
+    def start_filter_config(self) -> subprocess.Popen[bytes]:
+        """Configured clean/process filters, which rewrite content on its way into the index."""
+        return self.start("config", "-z", "--get-regexp", r"^filter\..*\.(clean|process)$")
+
+    def blob(self, sha: str) -> bytes:
+        return self.run("cat-file", "blob", sha)
+
+    def blob_sizes(self, shas: Sequence[str]) -> dict[str, int]:
+        batch = "\n".join(shas).encode() + b"\n"
+        out = self.run("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin=batch)
+        return {f[0]: int(f[1]) for line in out.decode().splitlines() if len(f := line.split()) == 2}
+
+    def index_entries(self, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(mode, blob id) in the index for each of `paths` that is there."""
+        index = {}
+        for rec in self.run("ls-files", "-s", "-z", "--", *paths, literal=True).split(b"\0"):
+            if b"\t" in rec:
+                meta, name = rec.split(b"\t", 1)
+                mode, sha = meta.decode().split()[:2]
+                index[os.fsdecode(name)] = (mode, sha)
+        return index
+
+    def hash_files(self, paths: Sequence[str]) -> list[str]:
+        """Blob ids of regular files' bytes as they are, no filters (the caller checked they are regular)."""
+        if not paths:
+            return []
+        out = self.run("hash-object", "--no-filters", "--stdin-paths",
+                       stdin=b"".join(_c_quoted(p) + b"\n" for p in paths))
+        return out.decode().split()
+
+    # -- files at a revision ---------------------------------------------------
+    def read_file(self, rev: str | None, path: str) -> bytes | None:
+        """A file's bytes at `rev`, or in the working tree when rev is None; None if absent.
+
+        Never follows a symlink: a symlink (in git or on disk) reads as absent.
+        """
+        if rev is None:
+            return files.read_worktree_file(self.root, path)
+        out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
+        fields = out.rstrip(b"\0").split(b"\t", 1)[0].split()
+        if len(fields) != 3 or fields[1] != b"blob" or fields[0] == gitparse.SYMLINK_MODE.encode():
+            return None
+        return self.run("cat-file", "blob", fields[2].decode())
+
+    def display_diff(self, base: str, head: str) -> str:
+        """`git diff --stat` and the patch, for a person to read after a PASS."""
+        plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")
+        stat = self.run("diff", "--stat", *plain, base, head)
+        patch = self.run("diff", *plain, "--src-prefix=a/", "--dst-prefix=b/", base, head)
+        return (stat + b"\n" + patch).decode("utf-8", "replace")
+
+    def commit_messages(self, base: str, head: str) -> list[str]:
+        out = self.run("log", "--format=%B%x00", f"{base}..{head}", "--")
+        return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]
+
+
+
+def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
+    """(work tree, git dir, bare?) as git itself finds them from `where`."""
+    env = git_environment(environ, "", None)
+    del env["GIT_DIR"]  # discovery from the directory, as `git commit` run there would do
+    argv = ["git", *PINNED_ARGS, "rev-parse", "--path-format=absolute", "--absolute-git-dir",
+            "--is-bare-repository", "--show-toplevel"]
+    try:
+        proc = subprocess.run(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError as exc:
+        raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if proc.returncode != 0 and len(lines) < 2:
+        raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
+    git_dir, bare = lines[0], lines[1] == "true"
+    top = lines[2] if len(lines) > 2 and proc.returncode == 0 else ""
+    if not bare and not top:
+        raise GitError(f"{where} is inside a git directory, not a working tree; run in the working tree")
+    return top, git_dir, bare
+
+
+def _grow_pipe(stream: Any) -> None:
+    """A 1 MiB pipe lets git run ahead of the reader (Linux; elsewhere the default stays)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:
+    if proc.returncode not in ok:
+        cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+
+
+def _c_quoted(path: str) -> bytes:
+    """A path in git's C quoting, which `--stdin-paths` reads back exactly (newlines, a leading quote)."""
+    out = bytearray(b'"')
+    for byte in os.fsencode(path):
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
+    algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return algo(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+

@@ -1,0 +1,91 @@
+"""The command line: `score-diff [SUBCOMMAND] [options]`, one error handler, one verdict line.
+
+With no subcommand, score-diff scores (`score-diff --base main` is `score-diff score --base main`).
+A word in the subcommand's place that is not one is a usage error, never a file name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import NoReturn, TextIO
+
+from . import __version__
+from .commands import Context, check_manifest, commit_msg, demo, export, log, pin, review, score, verify_report
+from .errors import ScoreDiffError, UsageError
+from .report.facts import could_not_score_line
+
+# The one table of subcommands: name -> module with HELP, add_arguments() and run().
+COMMANDS: dict[str, ModuleType] = {
+    "score": score,
+    "commit-msg": commit_msg,
+    "demo": demo,
+    "check-manifest": check_manifest,
+    "pin": pin,
+    "log": log,
+    "export": export,
+    "review": review,
+    "verify-report": verify_report,
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error raises UsageError for the one handler instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        extra = [w for w in message.split("unrecognized arguments: ", 1)[1:] for w in w.split()]
+        words = [w for w in extra if w in COMMANDS]
+        if words:
+            message += f" ('{words[0]}' is a subcommand: put it first, as in score-diff {words[0]} --help)"
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def parser(name: str) -> argparse.ArgumentParser:
+    module = COMMANDS[name]
+    prog = "score-diff" if name == "score" else f"score-diff {name}"
+    p = _Parser(prog=prog, description=(module.__doc__ or "").strip().splitlines()[0])
+    module.add_arguments(p)
+    if name == "score":
+        p.epilog = "subcommands: " + ", ".join(COMMANDS) + " (score-diff SUBCOMMAND --help)"
+        p.add_argument("--version", action="version", version=f"score-diff {__version__}")
+    return p
+
+
+def _command(args: list[str]) -> tuple[str, list[str]]:
+    """The subcommand and its arguments; options first means `score`."""
+    if not args or args[0].startswith("-"):
+        return "score", args
+    if args[0] in COMMANDS:
+        return args[0], args[1:]
+    close = difflib.get_close_matches(args[0], list(COMMANDS), n=1)
+    hint = f"; did you mean 'score-diff {close[0]}'?" if close else f"; subcommands: {', '.join(COMMANDS)}"
+    raise UsageError(f"score-diff: unknown subcommand {args[0]!r}{hint}")
+
+
+def main(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
+    stdout: TextIO | None = None, stdin: TextIO | None = None, cwd: str | None = None,
+) -> int:
+    """Entry point: returns the exit code (0 PASS, 1 FAIL, 2 could not score)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    ctx = Context(environ=dict(os.environ) if environ is None else environ, stdout=stdout or sys.stdout,
+                  stderr=sys.stderr, stdin=stdin or sys.stdin, cwd=cwd or os.getcwd())
+    try:
+        name, rest = _command(args)
+        return int(COMMANDS[name].run(parser(name).parse_args(rest), ctx))
+    except SystemExit as exc:  # --help and --version exit 0 through argparse
+        return exc.code if isinstance(exc.code, int) else 0
+    except UsageError as exc:
+        ctx.stdout.write(f"{exc}\n{could_not_score_line(exc.code)}\n")
+    except ScoreDiffError as exc:
+        ctx.stdout.write(f"score-diff: {exc}\n{could_not_score_line(exc.code)}\n")
+    except KeyboardInterrupt:
+        ctx.stdout.write(f"score-diff: interrupted\n{could_not_score_line('interrupted')}\n")
+    except Exception as exc:  # never a bare traceback, never exit 0
+        ctx.stdout.write(f"score-diff: unexpected {type(exc).__name__}: {exc}\n")
+        ctx.stdout.write(could_not_score_line("internal-error") + "\n")
+    return 2

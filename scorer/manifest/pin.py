@@ -1,0 +1,53 @@
+"""The sha256 pin of a manifest: the digest it must have, from the command line, the
+environment or a `.sha256` file beside it, checked before anything is parsed."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+
+from ..errors import ManifestError, ManifestHashMismatch
+
+PIN_SUFFIX = ".sha256"
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+def parse_pin(text: str, source: str) -> str:
+    """A digest as given on the command line or in a `sha256sum`-format file."""
+    token = text.strip().split()[0].lower() if text.strip() else ""
+    token = token.removeprefix("sha256:")
+    if not _HEX.match(token):
+        raise ManifestError(f"{source}: not a sha256 digest (64 hex characters)")
+    return token
+
+
+def expected_digest(
+    flag: str | None, environ: Mapping[str, str], pin_file: Callable[[], bytes | None], pin_name: str
+) -> str | None:
+    """--manifest-sha256, then $SCORE_DIFF_MANIFEST_SHA256, then the .sha256 file beside the manifest."""
+    if flag:
+        return parse_pin(flag, "--manifest-sha256")
+    if environ.get("SCORE_DIFF_MANIFEST_SHA256"):
+        return parse_pin(environ["SCORE_DIFF_MANIFEST_SHA256"], "SCORE_DIFF_MANIFEST_SHA256")
+    raw = pin_file()
+    if raw is None:
+        return None
+    return parse_pin(raw.decode("utf-8", "replace"), pin_name)
+
+
+def verify_pin(raw: bytes, expected: str | None, source: str) -> None:
+    """Before anything else runs: the manifest's bytes must match the pinned digest."""
+    if expected is None:
+        return
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != expected:
+        raise ManifestHashMismatch(
+            f"{source} has sha256 {actual}, but it is pinned to {expected}: "
+            "the manifest is not the one that was approved"
+        )
+
+
+def pin_line(raw: bytes, name: str) -> str:
+    """The `sha256sum` line for a manifest."""
+    return f"{hashlib.sha256(raw).hexdigest()}  {name}\n"

@@ -1,0 +1,12 @@
+"""The JSON report (scorer/schemas/report.schema.json)."""
+
+from __future__ import annotations
+
+import json
+
+from ..model import Result
+from .facts import to_dict
+
+
+def render(result: Result) -> str:
+    return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
