@@ -51,6 +51,9 @@ _COLUMNS = (
     "time", "job_id", "mode", "base", "head", "manifest_sha256",
     "verdict", "exit_code", "shadow", "violations", "duration_s", "version",
 )  # fmt: skip
+# Added for `score-diff guard` (mode "guard"): nullable, added to an existing log in place, so a
+# log stays readable and writable by an older score-diff (which names its columns).
+GUARD_COLUMNS = ("agent", "event", "tool", "paths", "decision", "reason", "session", "turn")
 # Column names are constants; every value goes through a ? parameter.
 _INSERT = f"INSERT INTO decisions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"  # noqa: S608
 
@@ -62,6 +65,32 @@ class DecisionLogError(ScoreDiffError):
 def default_db_path(git_dir: Path) -> Path:
     """Where the log lives unless --log-db says otherwise."""
     return git_dir / "score-diff" / "decisions.sqlite3"
+
+
+def record_guard(db_path: Path, row: dict[str, Any]) -> str | None:
+    """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning."""
+    try:
+        values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *GUARD_COLUMNS)}
+        if isinstance(row.get("paths"), (list, tuple)):
+            values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
+        values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
+        values.setdefault("time", _now())
+        names = sorted(values)
+        sql = f"INSERT INTO decisions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"  # noqa: S608
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        _with_retries(lambda: _insert_sql(db_path, sql, tuple(values[n] for n in names)))
+    except Exception as e:  # a log that cannot be written never changes the decision
+        return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
+    return None
+
+
+def _insert_sql(db_path: Path, sql: str, row: tuple[Any, ...]) -> None:
+    with (
+        closing(sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn,
+        _immediate(conn),
+    ):
+        _ensure_schema(conn)
+        conn.execute(sql, row)
 
 
 def record(db_path: Path, result: Result) -> str | None:
@@ -140,14 +169,18 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
         for statement in _SCHEMA:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    have = {row[1] for row in conn.execute("PRAGMA table_info(decisions)")}
+    for name in GUARD_COLUMNS:
+        if name not in have:  # constant names; an older log gains the guard's columns in place
+            conn.execute(f"ALTER TABLE decisions ADD COLUMN {name} TEXT")
 
 
 def read(db_path: Path, *, job: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
     """Logged decisions, newest first, optionally for one job and at most `limit` of them."""
     if not db_path.is_file():
         return []
-    sql = f"SELECT id, {', '.join(_COLUMNS)} FROM decisions"  # noqa: S608 - constant column names
     params: list[Any] = []
+    sql = ""
     if job is not None:
         sql, params = sql + " WHERE job_id = ?", [job]
     sql += " ORDER BY id DESC"
@@ -158,15 +191,23 @@ def read(db_path: Path, *, job: str | None = None, limit: int | None = None) -> 
         with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)) as conn:
             if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'decisions'").fetchone():
                 return []
-            return [_record(row) for row in conn.execute(sql, params)]
+            have = {row[1] for row in conn.execute("PRAGMA table_info(decisions)")}
+            names = ("id", *_COLUMNS, *(c for c in GUARD_COLUMNS if c in have))
+            query = f"SELECT {', '.join(names)} FROM decisions{sql}"  # noqa: S608 - constant column names
+            return [_record(names, row) for row in conn.execute(query, params)]
     except sqlite3.Error as e:
         raise DecisionLogError(f"cannot read decision log {db_path}: {e}") from e
 
 
-def _record(row: tuple[Any, ...]) -> dict[str, Any]:
-    record = dict(zip(("id", *_COLUMNS), row, strict=True))
+def _record(names: tuple[str, ...], row: tuple[Any, ...]) -> dict[str, Any]:
+    record = dict(zip(names, row, strict=True))
     record["shadow"] = bool(record["shadow"])
     record["violations"] = json.loads(record["violations"])
+    if record.get("paths"):
+        record["paths"] = json.loads(record["paths"])
+    if record.get("mode") != "guard":  # a scoring row: the guard's columns mean nothing there
+        for name in GUARD_COLUMNS:
+            record.pop(name, None)
     return record
 
 
@@ -175,6 +216,9 @@ def _format_text(records: list[dict[str, Any]]) -> str:
         return "no decisions logged\n"
     out = []
     for r in records:
+        if r["mode"] == "guard":
+            out += _guard_lines(r)
+            continue
         verdict = r["verdict"] + (" (shadow)" if r["shadow"] else "")
         span = f"{(r['base'] or '-')[:12]}..{(r['head'] or '-')[:12]}"
         n = len(r["violations"])
@@ -188,6 +232,15 @@ def _format_text(records: list[dict[str, Any]]) -> str:
     from .report.escape import one_line  # a stored file name must not add lines or hide the ones after it
 
     return "\n".join(one_line(line) for line in out) + "\n"
+
+
+def _guard_lines(r: dict[str, Any]) -> list[str]:
+    paths = ", ".join(r.get("paths") or []) or "-"
+    head = (f"{r['time']}  guard {r.get('decision') or r['verdict']}  {r.get('agent') or '-'} {r.get('event') or '-'}"
+            f" {r.get('tool') or '-'}  job {r['job_id'] or '-'}  session {r.get('session') or '-'}"
+            f" turn {r.get('turn') or '-'}  {paths}")
+    reason = (r.get("reason") or "").splitlines()
+    return [head] + [f"    {line}" for line in reason[:6]]
 
 
 def _format_json(records: list[dict[str, Any]]) -> str:

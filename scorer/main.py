@@ -15,7 +15,20 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from . import __version__
-from .commands import Context, check_manifest, commit_msg, demo, export, log, pin, review, score, verify_report
+from .commands import (
+    Context,
+    check_manifest,
+    commit_msg,
+    demo,
+    export,
+    guard,
+    log,
+    pin,
+    review,
+    score,
+    serve,
+    verify_report,
+)
 from .errors import ScoreDiffError, UsageError
 from .report.facts import could_not_score_line
 
@@ -30,6 +43,8 @@ COMMANDS: dict[str, ModuleType] = {
     "export": export,
     "review": review,
     "verify-report": verify_report,
+    "guard": guard,
+    "serve": serve,
 }
 
 
@@ -76,6 +91,9 @@ def main(
                   stderr=sys.stderr, stdin=stdin or sys.stdin, cwd=cwd or os.getcwd())
     try:
         name, rest = _command(args)
+        own = getattr(COMMANDS[name], "run_argv", None)
+        if own is not None:  # a hook that must answer in its agent's format even for a usage error
+            return int(own(rest, ctx))
         return int(COMMANDS[name].run(parser(name).parse_args(rest), ctx))
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return exc.code if isinstance(exc.code, int) else 0

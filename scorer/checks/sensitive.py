@@ -66,8 +66,14 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
             ".gitmodules",
             "CODEOWNERS",
             "*.sha256",
+            # The agents' own hook configuration: an agent must not switch its guard off.
+            ".claude/",
+            ".codex/",
+            ".cursor/",
+            ".gemini/",
+            ".github/hooks/",
         ),
-        "configures the gate itself: the job manifest, its pin, hooks, or what git sees",
+        "configures the gate itself: the job manifest, its pin, hooks (git's or the agents'), or what git sees",
     ),
     SensitiveRule(
         "env",

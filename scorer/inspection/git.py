@@ -370,3 +370,22 @@ def blob_id(data: bytes, like: str) -> str:
 
 
 
+
+
+def locate(path: str, environ: Mapping[str, str], timeout_s: float = 10.0) -> tuple[str, str]:
+    """(working tree root, absolute git dir) of the repository holding `path`: one git call, no GitPython,
+    for the guard that runs on every tool call. The environment is the one given, with git's
+    answer-bending variables neutralised and GIT_DIR/GIT_WORK_TREE dropped so `path` decides."""
+    env = {k: v for k, v in environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", *_REFUSED_ENV)}
+    env.update(_ENV_OVERRIDES)
+    argv = ["git", *PINNED_ARGS, "rev-parse", "--show-toplevel", "--absolute-git-dir"]
+    try:
+        proc = subprocess.run(argv, cwd=path, env=env, capture_output=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"could not run git in {path}: {exc}") from exc
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"{path} is not inside a git working tree ({err[0] if err else 'no answer from git'})")
+    return lines[0], lines[1]

@@ -42,6 +42,8 @@ class Manifest(NamedTuple):
     sensitive_exempt: tuple[str, ...] = ()
     disabled_detectors: tuple[str, ...] = ()
     allowed_fingerprints: tuple[str, ...] = ()
+    scratch_roots: tuple[str, ...] = ()  # absolute directories outside the repository the guard lets a job write
+    guard_allowed_tools: tuple[str, ...] = ()  # tool names the guard allows although it cannot see what they write
     sha256: str = ""
     source: str = ""
     warnings: tuple[str, ...] = ()
@@ -155,7 +157,8 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)
     simple: dict[str, Any] = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
     for key in ("required_test", "test_env", "forbidden_substrings", "forbidden_patterns",
-                "sensitive_exempt", "disabled_detectors", "allowed_fingerprints"):
+                "sensitive_exempt", "disabled_detectors", "allowed_fingerprints", "scratch_roots",
+                "guard_allowed_tools"):
         if key in simple:
             simple[key] = tuple(simple[key])
     if "test_timeout_s" in simple:

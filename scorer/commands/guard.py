@@ -1,0 +1,80 @@
+"""`score-diff guard`: check one agent tool call (a hook payload on stdin) before the write lands.
+
+The answer is in the agent's own format and exit code (docs/guard.md). Every failure,
+a bad command line included, answers with the agent's blocking exit code and a reason
+on stderr: Claude Code does not block on exit 1, and Codex does not block on exit 2
+without a reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from . import Context
+
+HELP = "check one agent tool call against the job manifest (a hook: payload on stdin)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..guard.payload import AGENTS, CLAUDE
+
+    p.add_argument("--agent", choices=AGENTS, default=CLAUDE, help="whose hook payload and answer format")
+    p.add_argument(
+        "--manifest", help="job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root)"
+    )
+    p.add_argument("--shadow", action="store_true", help="allow everything; log what would have been blocked or asked")
+    p.add_argument("--log-db", metavar="PATH", help="decision log (default: <git dir>/score-diff/decisions.sqlite3)")
+    p.add_argument("--no-log", action="store_true", help="do not log this decision")
+
+
+def guard_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="score-diff guard", description=HELP)
+    add_arguments(p)
+    return p
+
+
+def run_argv(words: Sequence[str], ctx: Context) -> int:
+    """Parses its own arguments (scorer.main calls this instead of run): a usage error must still block."""
+    words = list(words)
+    if words[:1] == ["install"]:
+        from ..guard.install import run_install
+
+        return run_install(words[1:], ctx.environ, ctx.stdout, ctx.cwd)
+    try:
+        opts = guard_parser().parse_args(words)
+    except SystemExit as exc:  # --help exits 0; a usage error blocks the call
+        if exc.code == 0:
+            return 0
+        ctx.stderr.write("score-diff guard: bad command line (see score-diff guard --help); the call is blocked\n")
+        return 2
+    return run(opts, ctx)
+
+
+def run(opts: argparse.Namespace, ctx: Context) -> int:
+    from ..guard.payload import MAX_PAYLOAD_BYTES
+    from ..guard.run import Options, guard
+
+    raw = _read(ctx, MAX_PAYLOAD_BYTES + 1)
+    options = Options(
+        agent=opts.agent,
+        manifest=opts.manifest,
+        cwd=ctx.cwd,
+        shadow=opts.shadow,
+        log=not opts.no_log,
+        log_db=opts.log_db,
+    )
+    outcome = guard(raw, options, ctx.environ)
+    ctx.stdout.write(outcome.answer.stdout)
+    ctx.stdout.flush()
+    ctx.stderr.write(outcome.answer.stderr)
+    ctx.stderr.flush()
+    return outcome.answer.exit_code
+
+
+def _read(ctx: Context, limit: int) -> bytes:
+    """The payload's bytes: from the binary buffer under a text stdin when there is one."""
+    buffer = getattr(ctx.stdin, "buffer", None)
+    if buffer is not None:
+        return bytes(buffer.read(limit))
+    return ctx.stdin.read(limit).encode("utf-8", "surrogateescape")

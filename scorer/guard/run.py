@@ -1,0 +1,222 @@
+"""One hook payload in, one answer out: the guard's pipeline, shared by `guard` and `serve`.
+
+Everything that goes wrong answers deny with the agent's blocking exit code and a one-line
+reason: an exception here must never become Claude Code's non-blocking exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from .answer import Answer, render
+from .decide import ALLOW, ASK, DENY, Decision, Fence, TurnView, refuse
+from .payload import PROMPT, PayloadError, ToolCall, normalise, parse_json
+
+WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
+
+
+class Options(NamedTuple):
+    agent: str
+    manifest: str | None = None  # --manifest, as for scoring
+    cwd: str = "."  # the guard process's own directory (a relative --manifest is relative to it)
+    shadow: bool = False
+    log: bool = True
+    log_db: str | None = None
+
+
+class Loaded(NamedTuple):
+    """A validated manifest for one repository, and the bytes it was read from."""
+
+    fence: Fence
+    raw_sha256: str
+    allowed_tools: frozenset[str]
+    shadow: bool
+
+
+class FenceCache:
+    """One manifest per repository root (the sidecar keeps it), re-read when its bytes change."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], Loaded] = {}
+        self._roots: dict[str, tuple[str, str]] = {}
+
+    def locate(self, cwd: str, environ: Mapping[str, str]) -> tuple[str, str]:
+        found = self._roots.get(cwd)
+        if found is None:
+            from ..inspection.git import locate
+
+            found = locate(cwd, environ)
+            if len(self._roots) > 1024:
+                self._roots.clear()
+            self._roots[cwd] = found
+        return found
+
+    def get(self, key: tuple[str, str], sha: str) -> Loaded | None:
+        hit = self._by_key.get(key)
+        return hit if hit is not None and hit.raw_sha256 == sha else None
+
+    def put(self, key: tuple[str, str], loaded: Loaded) -> None:
+        if len(self._by_key) > 64:
+            self._by_key.clear()
+        self._by_key[key] = loaded
+
+
+def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str], cache: FenceCache | None) -> Loaded:
+    """The manifest as scoring finds and pins it (score.manifest_location, blast.verify_pin), validated."""
+    import hashlib
+    from functools import partial
+
+    from ..errors import ManifestError
+    from ..manifest.locate import _read_optional, manifest_location
+    from ..manifest.pin import PIN_SUFFIX, expected_digest, verify_pin
+
+    path, rel = manifest_location(opts.manifest, opts.cwd, root, environ)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
+    sha = hashlib.sha256(raw).hexdigest()
+    key = (root, str(path))
+    pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
+    verify_pin(raw, expected_digest(None, environ, pin_file, path.name + PIN_SUFFIX), str(path))
+    hit = cache.get(key, sha) if cache is not None else None
+    if hit is not None:
+        return hit
+    loaded = _parse(raw, str(path), root, git_dir, rel, environ, sha)
+    if cache is not None:
+        cache.put(key, loaded)
+    return loaded
+
+
+def _parse(
+    raw: bytes, source: str, root: str, git_dir: str, rel: str | None, environ: Mapping[str, str], sha: str
+) -> Loaded:
+    from ..checks.job import Job
+    from ..manifest.load import parse_manifest
+
+    manifest = parse_manifest(raw, source)
+    scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
+    fence = Fence(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
+    return Loaded(fence, sha, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
+
+
+def _line_counter(root: str) -> Callable[[str], int | None]:
+    from ..checks.blast_radius import count_lines
+    from ..inspection.files import read_worktree_file
+
+    return lambda path: count_lines(read_worktree_file(root, path))
+
+
+def _turn_view(call: ToolCall, loaded: Loaded, turn: object) -> TurnView:
+    from . import transcript
+
+    text: list[str | None] = []
+
+    def justified(path: str) -> str | None:
+        if not call.transcript:  # nothing to read: the retry itself is the acknowledgement
+            return None
+        if not text:
+            text.append(transcript.latest_assistant_text(call.transcript))
+        return transcript.check(text[0], path, _line_counter(loaded.fence.root))
+
+    return TurnView(getattr(turn, "prompted", frozenset()), getattr(turn, "granted", frozenset()), justified)
+
+
+class Outcome(NamedTuple):
+    decision: Decision  # what the guard decided (in shadow mode: what it would have done)
+    answer: Answer  # what the agent is told
+    call: ToolCall | None
+    loaded: Loaded | None
+    shadow: bool
+    git_dir: str | None
+
+
+def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
+    """Decide one payload. Never raises: every failure is a deny."""
+    call = loaded = git_dir = None
+    try:
+        call = normalise(opts.agent, parse_json(raw))
+        root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
+        loaded = load_fence(root, git_dir, opts, environ, cache)
+        decision = _decide(call, loaded, git_dir)
+    except PayloadError as exc:
+        decision = refuse("invalid-payload", str(exc))
+    except Exception as exc:  # ScoreDiffError (manifest, git) and anything unexpected: fail closed
+        code = getattr(exc, "code", "internal-error")
+        decision = refuse(code, f"{exc}" if code != "internal-error" else f"unexpected {type(exc).__name__}: {exc}")
+    shadow = opts.shadow or bool(loaded and loaded.shadow)
+    told = decision._replace(action=ALLOW) if shadow and decision.code != "ok" else decision
+    if shadow and decision.code != "ok":
+        told = told._replace(reason=f"shadow mode: allowed; would have answered {decision.action}")
+    answer = render(told, opts.agent, call.event if call else "PreToolUse")
+    return Outcome(decision, answer, call, loaded, shadow, git_dir)
+
+
+def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:
+    from . import turns
+    from .decide import decide
+
+    if call.kind == PROMPT:
+        turns.new_turn(git_dir, call.session)
+        return decide(call, loaded.fence, TurnView(), loaded.allowed_tools)
+    turn = turns.current(git_dir, call.session, call.turn)
+    decision = decide(call, loaded.fence, _turn_view(call, loaded, turn), loaded.allowed_tools)
+    if not loaded.shadow:  # shadow mode tells the agent nothing, so it grants and prompts nothing
+        turns.record(git_dir, turn, decision.prompted, decision.granted)
+    return decision
+
+
+def log_row(outcome: Outcome, opts: Options, duration_s: float) -> dict[str, object]:
+    from .. import __version__
+
+    d, call, loaded = outcome.decision, outcome.call, outcome.loaded
+    manifest = loaded.fence.job.manifest if loaded else None
+    return {
+        "job_id": manifest.job_id if manifest else None,
+        "mode": "guard",
+        "manifest_sha256": loaded.raw_sha256 if loaded else None,
+        "verdict": WOULD[d.action] if outcome.shadow else d.action,
+        "decision": WOULD[d.action] if outcome.shadow else d.action,
+        "exit_code": outcome.answer.exit_code,
+        "shadow": int(outcome.shadow),
+        "violations": [{"code": f.code, "path": f.path, "line": None, "message": f.message} for f in d.findings],
+        "duration_s": duration_s,
+        "version": __version__,
+        "agent": opts.agent,
+        "event": call.event if call else None,
+        "tool": call.tool if call else None,
+        "paths": list(d.paths),
+        "reason": d.reason,
+        "session": call.session if call else None,
+        "turn": (call.turn if call else None),
+    }
+
+
+def log(outcome: Outcome, opts: Options, duration_s: float) -> str | None:
+    """Append the decision to the decision log; a warning (never an exception) if it cannot be."""
+    if not opts.log:
+        return None
+    try:
+        from ..decision_log import default_db_path, record_guard
+
+        if opts.log_db:
+            db = Path(opts.log_db)
+        elif outcome.git_dir:
+            db = default_db_path(Path(outcome.git_dir))
+        else:
+            return None  # no repository found: nowhere to log
+        return record_guard(db, log_row(outcome, opts, duration_s))
+    except Exception as exc:
+        return f"decision log not written: {exc}"
+
+
+def guard(raw: bytes, opts: Options, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
+    """Evaluate and log one payload."""
+    started = time.monotonic()
+    outcome = evaluate(raw, opts, environ, cache)
+    log(outcome, opts, time.monotonic() - started)
+    return outcome

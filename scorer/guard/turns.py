@@ -1,0 +1,124 @@
+"""Per-session, per-turn state for the once-per-path sensitive prompt, kept in the git directory.
+
+A turn is the agent's own prompt id (Claude Code `prompt_id`, Codex `turn_id`) where the
+payload has one; otherwise it ends at the next UserPromptSubmit for the session, which
+bumps a counter. State from an earlier turn is never read as this turn's: when the turn
+changes, the session's paths start empty. The file is bounded (sessions, paths per
+session) and rewritten atomically under a lock, since hooks for parallel tool calls run
+at the same time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+MAX_SESSIONS = 64
+MAX_PATHS = 256
+
+
+class Turn(NamedTuple):
+    session: str
+    turn: str
+    prompted: frozenset[str] = frozenset()
+    granted: frozenset[str] = frozenset()
+
+
+def state_path(git_dir: str) -> Path:
+    return Path(git_dir) / "score-diff" / "guard-turns.json"
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(str(path) + ".lock", "a+b") as fh:
+        try:
+            import fcntl
+
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        except ImportError:  # Windows: no advisory lock; the rename below is still atomic
+            pass
+        yield
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no state (or a damaged one) grants nothing: every sensitive path prompts again
+    return data if isinstance(data, dict) else {}
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    if len(data) > MAX_SESSIONS:
+        for key in sorted(data, key=lambda k: data[k].get("at", 0))[: len(data) - MAX_SESSIONS]:
+            del data[key]
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _entry(data: dict[str, Any], session: str) -> dict[str, Any]:
+    entry = data.get(session)
+    if not isinstance(entry, dict):
+        entry = {"count": 0, "turn": "", "prompted": [], "granted": []}
+    return entry
+
+
+def _turn_id(entry: dict[str, Any], given: str | None) -> str:
+    return f"id:{given}" if given else f"n:{int(entry.get('count', 0))}"
+
+
+def current(git_dir: str, session: str, given: str | None) -> Turn:
+    """This session's turn as stored; empty when the stored turn is another one."""
+    entry = _entry(_load(state_path(git_dir)), session)
+    turn = _turn_id(entry, given)
+    if entry.get("turn") != turn:
+        return Turn(session, turn)
+    return Turn(session, turn, frozenset(_strings(entry.get("prompted"))), frozenset(_strings(entry.get("granted"))))
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def new_turn(git_dir: str, session: str) -> None:
+    """UserPromptSubmit: the session's next turn starts with nothing prompted or granted."""
+    path = state_path(git_dir)
+    with _locked(path):
+        data = _load(path)
+        entry = _entry(data, session)
+        data[session] = {
+            "count": int(entry.get("count", 0)) + 1,
+            "turn": "",
+            "prompted": [],
+            "granted": [],
+            "at": time.time(),
+        }
+        _save(path, data)
+
+
+def record(git_dir: str, turn: Turn, prompted: tuple[str, ...], granted: tuple[str, ...]) -> None:
+    """Add paths to this turn's state (a turn change since `current` starts it over)."""
+    if not prompted and not granted:
+        return
+    path = state_path(git_dir)
+    with _locked(path):
+        data = _load(path)
+        entry = _entry(data, turn.session)
+        same = entry.get("turn") == turn.turn
+        old_p = _strings(entry.get("prompted")) if same else []
+        old_g = _strings(entry.get("granted")) if same else []
+        data[turn.session] = {
+            "count": int(entry.get("count", 0)),
+            "turn": turn.turn,
+            "at": time.time(),
+            "prompted": list(dict.fromkeys(old_p + list(prompted)))[-MAX_PATHS:],
+            "granted": list(dict.fromkeys(old_g + list(granted)))[-MAX_PATHS:],
+        }
+        _save(path, data)

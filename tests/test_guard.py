@@ -1,0 +1,343 @@
+"""score-diff guard: recorded payloads per agent, both ways, through main() in-process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+
+from scorer import main as cli
+from scorer.decision_log import read
+
+
+def run_guard(argv: list[str], raw: bytes) -> tuple[int, str, str]:
+    """`score-diff guard ARGV` in-process with `raw` on stdin: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = cli.main(["guard", *argv], stdout=out, stdin=io.TextIOWrapper(io.BytesIO(raw)))
+    return code, out.getvalue(), err.getvalue()
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "guard"
+CASES = sorted(str(p.relative_to(FIXTURES).with_suffix("")) for p in FIXTURES.glob("*/*.json"))
+MANIFEST = {"allowed_paths": ["allowed/**"], "forbidden_globs": ["**/.env"], "forbidden_substrings": ["eval("]}
+
+
+class Guarded:
+    """A committed repository with a manifest and a way to send it hook payloads."""
+
+    def __init__(self, repo: GitRepo) -> None:
+        self.repo = repo
+        self.db = repo.scratch / "log.sqlite3"
+
+    def send(self, payload: dict | bytes | str, agent: str = "claude", *extra: str) -> tuple[int, str, str]:
+        raw = (
+            payload
+            if isinstance(payload, bytes)
+            else (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+        )
+        argv = ["--agent", agent, "--manifest", str(self.repo.manifest_path), "--log-db", str(self.db), *extra]
+        return run_guard(argv, raw)
+
+    def last(self) -> dict:
+        return read(self.db, limit=1)[0]
+
+
+@pytest.fixture
+def guarded(committed: GitRepo) -> Guarded:
+    committed.manifest(**MANIFEST)
+    return Guarded(committed)
+
+
+def _fill(value: object, repo: Path) -> object:
+    if isinstance(value, str):
+        return value.replace("{repo}", str(repo))
+    if isinstance(value, list):
+        return [_fill(v, repo) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, repo) for k, v in value.items()}
+    return value
+
+
+def answer_action(agent: str, code: int, stdout: str) -> str:
+    if not stdout.strip():
+        assert code == 0
+        return "allow"
+    body = json.loads(stdout)
+    decision = body["hookSpecificOutput"]["permissionDecision"]
+    assert code == (2 if decision == "deny" else 0)
+    return decision
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_recorded_payload(guarded: Guarded, case: str):
+    agent = case.split("/")[0]
+    data = json.loads((FIXTURES / f"{case}.json").read_text())
+    payload = _fill(data["payload"], guarded.repo.root)
+    code, out, err = guarded.send(payload, agent)
+    expected = data["expect"]
+    if agent == "codex":  # Codex blocks on exit 2 and reads stderr; it cannot ask, so ask is a deny
+        action = "deny" if code == 2 else "allow"
+        assert out == ""
+        assert (err.strip() != "") == (code == 2)
+        want = "deny" if expected["action"] == "ask" else expected["action"]
+    else:
+        action, want = answer_action(agent, code, out), expected["action"]
+    assert action == want, (out, err)
+    row = guarded.last()
+    codes = [v["code"] for v in row["violations"]]
+    assert (codes[0] if codes else "ok") == expected["code"], row
+    assert row["decision"] in ("allow", "deny", "ask") and row["agent"] == agent
+
+
+def test_deny_says_what_to_do_and_never_to_widen_the_fence(guarded: Guarded):
+    code, out, err = guarded.send(
+        _payload(guarded, "Write", file_path=f"{guarded.repo.root}/other/b.py", content="x\n")
+    )
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert code == 2 and err.strip() == reason
+    assert "other/b.py is not in allowed_paths [unlisted-path]" in reason
+    assert "do the job within the allowed paths (allowed/**)" in reason
+    assert "Do not edit the job manifest" in reason
+
+
+def test_a_secret_is_never_echoed(guarded: Guarded):
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    code, out, err = guarded.send(
+        _payload(guarded, "Write", file_path=f"{guarded.repo.root}/allowed/k.py", content=f"TOKEN = '{secret}'\n")
+    )
+    assert code == 2 and secret not in out + err and "ghp_****" in out
+    assert secret not in json.dumps(guarded.last())
+
+
+def _payload(
+    g: Guarded,
+    tool: str,
+    session: str = "s1",
+    prompt: str | None = "p1",
+    transcript: str | None = None,
+    **tool_input: object,
+) -> dict:
+    data: dict = {
+        "session_id": session,
+        "cwd": str(g.repo.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    if prompt:
+        data["prompt_id"] = prompt
+    if transcript:
+        data["transcript_path"] = transcript
+    return data
+
+
+# -- the once-per-path, per-turn sensitive prompt -------------------------------
+
+
+@pytest.fixture
+def sensitive(committed: GitRepo) -> Guarded:
+    committed.manifest(allowed_paths=["allowed/**", "Makefile"])
+    return Guarded(committed)
+
+
+def test_sensitive_path_prompts_once_per_turn_then_allows(sensitive: Guarded):
+    write = _payload(sensitive, "Write", file_path=f"{sensitive.repo.root}/Makefile", content="all:\n")
+    code, out, _ = sensitive.send(write)
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert code == 2 and "Makefile is a sensitive path (build" in reason
+    assert "JUSTIFICATION: <file>:<line>" in reason and "ROLLBACK:" in reason and "Blast-Radius: Makefile" in reason
+    assert sensitive.send(write)[0] == 0  # the retry in the same turn
+    assert sensitive.send(write)[0] == 0
+    next_turn = {**write, "prompt_id": "p2"}
+    assert sensitive.send(next_turn)[0] == 2  # a new prompt id: prompted again, nothing carried over
+    assert sensitive.send(next_turn)[0] == 0
+
+
+def test_without_prompt_ids_a_turn_ends_at_user_prompt_submit(sensitive: Guarded):
+    write = _payload(sensitive, "Write", prompt=None, file_path=f"{sensitive.repo.root}/Makefile", content="all:\n")
+    assert sensitive.send(write)[0] == 2
+    assert sensitive.send(write)[0] == 0
+    prompt = {
+        "session_id": "s1",
+        "cwd": str(sensitive.repo.root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+    }
+    assert sensitive.send(prompt) == (0, "", "")
+    assert sensitive.send(write)[0] == 2
+    other_session = {**write, "session_id": "s2"}
+    assert sensitive.send(other_session)[0] == 2
+
+
+def test_sensitive_path_not_named_exactly_is_denied_outright(committed: GitRepo):
+    committed.manifest(allowed_paths=["**"])
+    g = Guarded(committed)
+    write = _payload(g, "Write", file_path=f"{committed.root}/Makefile", content="all:\n")
+    for _ in range(2):
+        code, out, _ = g.send(write)
+        assert code == 2 and "this job does not name exactly in allowed_paths" in out
+
+
+def _transcript(path: Path, *texts: str) -> str:
+    lines = [{"type": "user", "message": {"role": "user", "content": "fix the build"}}]
+    lines += [
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": t}]}} for t in texts
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("message", "allowed"),
+    [
+        ("1. JUSTIFICATION: allowed/a.py:2 the build must run it\n2. ROLLBACK: git checkout -- Makefile", True),
+        ("Blast-Radius: Makefile\nJustification: allowed/a.py:1 needed\nRollback: git checkout -- Makefile", True),
+        ("JUSTIFICATION: allowed/a.py:99 the build must run it\nROLLBACK: git checkout -- Makefile", False),
+        ("JUSTIFICATION: allowed/a.py:2 needed", False),
+        ("I will just change it.", False),
+    ],
+)
+def test_retry_needs_the_justification_in_the_transcript(sensitive: Guarded, message: str, allowed: bool):
+    t = _transcript(sensitive.repo.scratch / "t.jsonl", "Makefile needs a target.")
+    write = _payload(sensitive, "Write", transcript=t, file_path=f"{sensitive.repo.root}/Makefile", content="all:\n")
+    assert sensitive.send(write)[0] == 2
+    _transcript(sensitive.repo.scratch / "t.jsonl", message)
+    code, out, _ = sensitive.send(write)
+    assert (code == 0) is allowed, out
+    if not allowed:
+        assert sensitive.last()["violations"][0]["code"] == "bad-justification"
+
+
+# -- hostile payloads and every error path ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b"\xff\xfe",
+        b"{" * 100000,
+        b'{"cwd": 5}',
+        b'{"tool_name": "Write", "cwd": "relative/dir", "tool_input": {}}',
+        b'{"tool_name": "Write", "cwd": "/", "tool_input": "x"}',
+    ],
+)
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_invalid_payloads_deny_with_the_blocking_exit_code(guarded: Guarded, raw: bytes, agent: str):
+    code, out, err = guarded.send(raw, agent)
+    assert code == 2 and "score-diff guard blocked this call" in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_manifest_denies(committed: GitRepo):
+    g = Guarded(committed)
+    committed.manifest_path = committed.scratch / "absent.json"
+    code, _, err = g.send(_payload(g, "Write", file_path=f"{committed.root}/allowed/a.py", content="x\n"))
+    assert code == 2 and "cannot read manifest" in err
+
+
+def test_invalid_manifest_denies(committed: GitRepo):
+    committed.manifest_path.write_text('{"job_id": "x"}')
+    g = Guarded(committed)
+    code, _, err = g.send(_payload(g, "Read", file_path="/x"), "codex")
+    assert code == 2 and "manifest" in err
+
+
+def test_not_a_repository_denies(guarded: Guarded, tmp_path: Path):
+    payload = _payload(guarded, "Write", file_path=str(tmp_path / "x"), content="x")
+    payload["cwd"] = str(tmp_path)
+    code, _, err = guarded.send(payload)
+    assert code == 2 and "not inside a git working tree" in err
+
+
+def test_an_unexpected_exception_denies(guarded: Guarded, monkeypatch: pytest.MonkeyPatch):
+    from scorer.guard import decide
+
+    def boom(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(decide, "decide", boom)
+    code, out, err = guarded.send(_payload(guarded, "Read", file_path="/x"))
+    assert code == 2 and "unexpected RuntimeError: boom" in err
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_bad_command_line_still_blocks():
+    code, _, err = run_guard(["--bogus"], b"{}")
+    assert code == 2 and "the call is blocked" in err
+
+
+def test_huge_content_is_checked_not_skipped(guarded: Guarded):
+    content = "x = 1\n" * 200_000 + "eval(2)\n"
+    code, out, _ = guarded.send(
+        _payload(guarded, "Write", file_path=f"{guarded.repo.root}/allowed/big.py", content=content)
+    )
+    assert code == 2 and "forbidden-token" in out
+
+
+def test_symlinked_directory_out_of_the_repository(guarded: Guarded, tmp_path: Path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    guarded.repo.symlink("allowed/link", str(outside))
+    code, out, _ = guarded.send(
+        _payload(guarded, "Write", file_path=f"{guarded.repo.root}/allowed/link/x.py", content="x\n")
+    )
+    assert code == 2 and "outside-repo" in out
+
+
+def test_symlinked_file_into_an_unlisted_path(guarded: Guarded):
+    guarded.repo.symlink("allowed/alias.py", "../other/b.py")
+    code, out, _ = guarded.send(
+        _payload(guarded, "Edit", file_path=f"{guarded.repo.root}/allowed/alias.py", old_string="alpha", new_string="a")
+    )
+    assert code == 2 and "other/b.py is not in allowed_paths" in out
+
+
+def test_scratch_roots_allow_writes_outside(committed: GitRepo, tmp_path: Path):
+    scratch = tmp_path / "job-tmp"
+    scratch.mkdir()
+    committed.manifest(allowed_paths=["allowed/**"], scratch_roots=[str(scratch)])
+    g = Guarded(committed)
+    assert g.send(_payload(g, "Write", file_path=str(scratch / "notes.txt"), content="x\n"))[0] == 0
+    assert g.send(_payload(g, "Bash", command=f"echo x > {scratch}/a && echo y > {tmp_path}/b"))[0] == 2
+
+
+def test_shadow_mode_allows_and_logs_what_it_would_have_done(committed: GitRepo):
+    committed.manifest(allowed_paths=["allowed/**"], mode="shadow")
+    g = Guarded(committed)
+    assert g.send(_payload(g, "Write", file_path=f"{committed.root}/other/b.py", content="x\n")) == (0, "", "")
+    row = g.last()
+    assert row["decision"] == "would-block" and row["shadow"] and row["violations"][0]["code"] == "unlisted-path"
+    assert g.send(_payload(g, "Write", file_path=f"{committed.root}/allowed/a.py", content="x\n"))[0] == 0
+    assert g.last()["decision"] == "shadow-only"
+
+
+def test_guard_option_shadow(guarded: Guarded):
+    code, out, _ = guarded.send(_payload(guarded, "Bash", command="eval x"), "claude", "--shadow")
+    assert (code, out) == (0, "") and guarded.last()["decision"] == "would-ask"
+
+
+def test_log_and_export_show_guard_rows(guarded: Guarded):
+    guarded.send(_payload(guarded, "Write", file_path=f"{guarded.repo.root}/other/b.py", content="x\n"))
+    out = io.StringIO()
+    assert cli.main(["log", "--log-db", str(guarded.db)], stdout=out) == 0
+    assert "guard deny  claude PreToolUse Write" in out.getvalue() and "other/b.py" in out.getvalue()
+    target = guarded.repo.scratch / "export.jsonl"
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["export", "--log-db", str(guarded.db), "--out", str(target)], stdout=io.StringIO()) == 0
+    row = json.loads(target.read_text().splitlines()[-1])
+    assert row["mode"] == "guard" and row["tool"] == "Write" and row["paths"] == ["other/b.py"]
+
+
+def test_scoring_rows_and_guard_rows_share_one_log(guarded: Guarded):
+    guarded.send(_payload(guarded, "Read", file_path="/x"))
+    guarded.repo.write("allowed/a.py", "changed\n")
+    guarded.repo.score("--log-db", str(guarded.db))
+    rows = read(guarded.db)
+    assert [r["mode"] for r in rows] == ["worktree", "guard"] and "agent" not in rows[0]
