@@ -37,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", choices=sorted(SIZES), default="medium")
     p.add_argument("--calls", type=int, default=200)
     args = p.parse_args(argv)
+    import compileall
+
+    import scorer
+
+    # Bytecode as an installed package has it, even under PYTHONDONTWRITEBYTECODE.
+    compileall.compile_dir(str(Path(scorer.__file__).parent), quiet=1)
     gen = ensure(SIZES[args.size])
     repo = str(gen.repo)
     target = sorted(gen.info["touched_paths"])[0]

@@ -1,3 +1,3 @@
-from scorer.main import main
+from scorer.entry import main
 
 raise SystemExit(main())

@@ -341,3 +341,27 @@ def test_scoring_rows_and_guard_rows_share_one_log(guarded: Guarded):
     guarded.repo.score("--log-db", str(guarded.db))
     rows = read(guarded.db)
     assert [r["mode"] for r in rows] == ["worktree", "guard"] and "agent" not in rows[0]
+
+
+def test_the_validated_manifest_cache_follows_the_manifests_bytes(guarded: Guarded):
+    write = _payload(guarded, "Write", file_path=f"{guarded.repo.root}/other/b.py", content="x\n")
+    assert guarded.send(write)[0] == 2
+    cache = guarded.repo.root / ".git" / "score-diff" / "guard-manifest.json"
+    assert json.loads(cache.read_text())["fields"]["allowed_paths"] == ["allowed/**"]
+    guarded.repo.manifest(allowed_paths=["allowed/**", "other/**"])
+    assert guarded.send(write)[0] == 0
+    cache.write_text("{not json")  # a damaged cache is validated again, never trusted
+    assert guarded.send(write)[0] == 0
+
+
+def test_console_entry_runs_the_guard_without_the_other_subcommands(guarded: Guarded, monkeypatch):
+    import sys
+
+    from scorer import entry
+
+    payload = json.dumps(_payload(guarded, "Read", file_path="/x")).encode()
+    monkeypatch.setattr(sys, "argv", ["score-diff", "guard", "--manifest", str(guarded.repo.manifest_path), "--no-log"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload)))
+    monkeypatch.delitem(sys.modules, "scorer.main", raising=False)
+    assert entry.main() == 0
+    assert "scorer.main" not in sys.modules

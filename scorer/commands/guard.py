@@ -78,3 +78,18 @@ def _read(ctx: Context, limit: int) -> bytes:
     if buffer is not None:
         return bytes(buffer.read(limit))
     return ctx.stdin.read(limit).encode("utf-8", "surrogateescape")
+
+
+def run_hook(words: Sequence[str]) -> int:
+    """`score-diff guard` from the console entry, without scorer.main: the same answer, fewer imports."""
+    import os
+    import sys
+
+    ctx = Context(environ=dict(os.environ), stdout=sys.stdout, stderr=sys.stderr, stdin=sys.stdin, cwd=os.getcwd())
+    try:
+        return run_argv(words, ctx)
+    except BaseException as exc:  # a hook that crashes does not block in Claude Code: block here
+        if isinstance(exc, SystemExit) and exc.code == 0:
+            return 0
+        sys.stderr.write(f"score-diff guard: unexpected {type(exc).__name__}; the call is blocked\n")
+        return 2
