@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import generate
 
 NAIVE = Path(__file__).with_name("naive_score.py")
-RUNTIME_IMPORTS = "import git, jsonschema, pathspec"
+RUNTIME_IMPORTS = "import jsonschema, pathspec"
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 

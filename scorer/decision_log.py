@@ -244,7 +244,9 @@ def _guard_lines(r: dict[str, Any]) -> list[str]:
 
 
 def _format_json(records: list[dict[str, Any]]) -> str:
-    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    from .report.escape import json_safe
+
+    return json_safe(json.dumps(records, indent=2, ensure_ascii=False)) + "\n"
 
 
 FORMATS: dict[str, Callable[[list[dict[str, Any]]], str]] = {"text": _format_text, "json": _format_json}
@@ -321,7 +323,9 @@ def export(db_path: Path, out_path: Path) -> collections.Counter[str]:
     """Write every logged decision, oldest first, as redacted JSON lines; return counts per kind."""
     counts: collections.Counter[str] = collections.Counter({kind: 0 for kind in EXPORT_KINDS})
     # Each string is scrubbed on its own, before JSON escaping could hide a boundary.
-    lines = [json.dumps(_scrub_value(r, counts), ensure_ascii=False) + "\n" for r in reversed(read(db_path))]
+    from .report.escape import json_safe
+
+    lines = [json_safe(json.dumps(_scrub_value(r, counts), ensure_ascii=False)) + "\n" for r in reversed(read(db_path))]
     try:
         out_path.write_text("".join(lines), encoding="utf-8")
     except OSError as e:

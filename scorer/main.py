@@ -7,7 +7,7 @@ A word in the subcommand's place that is not one is a usage error, never a file 
 from __future__ import annotations
 
 import argparse
-import difflib
+import importlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -15,37 +15,29 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from . import __version__
-from .commands import (
-    Context,
-    check_manifest,
-    commit_msg,
-    demo,
-    export,
-    guard,
-    log,
-    pin,
-    review,
-    score,
-    serve,
-    verify_report,
-)
+from .commands import Context
 from .errors import ScoreDiffError, UsageError
 from .report.facts import could_not_score_line
 
-# The one table of subcommands: name -> module with HELP, add_arguments() and run().
-COMMANDS: dict[str, ModuleType] = {
-    "score": score,
-    "commit-msg": commit_msg,
-    "demo": demo,
-    "check-manifest": check_manifest,
-    "pin": pin,
-    "log": log,
-    "export": export,
-    "review": review,
-    "verify-report": verify_report,
-    "guard": guard,
-    "serve": serve,
+# The one table of subcommands: name -> module in scorer.commands with HELP, add_arguments()
+# and run(). A module is imported only when its subcommand runs: the hook pays for `score` alone.
+COMMANDS: dict[str, str] = {
+    "score": "score",
+    "commit-msg": "commit_msg",
+    "demo": "demo",
+    "check-manifest": "check_manifest",
+    "pin": "pin",
+    "log": "log",
+    "export": "export",
+    "review": "review",
+    "verify-report": "verify_report",
+    "guard": "guard",
+    "serve": "serve",
 }
+
+
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__package__}.commands.{COMMANDS[name]}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser(name: str) -> argparse.ArgumentParser:
-    module = COMMANDS[name]
+    module = command_module(name)
     prog = "score-diff" if name == "score" else f"score-diff {name}"
     p = _Parser(prog=prog, description=(module.__doc__ or "").strip().splitlines()[0])
     module.add_arguments(p)
@@ -76,6 +68,8 @@ def _command(args: list[str]) -> tuple[str, list[str]]:
         return "score", args
     if args[0] in COMMANDS:
         return args[0], args[1:]
+    import difflib
+
     close = difflib.get_close_matches(args[0], list(COMMANDS), n=1)
     hint = f"; did you mean 'score-diff {close[0]}'?" if close else f"; subcommands: {', '.join(COMMANDS)}"
     raise UsageError(f"score-diff: unknown subcommand {args[0]!r}{hint}")
@@ -91,10 +85,11 @@ def main(
                   stderr=sys.stderr, stdin=stdin or sys.stdin, cwd=cwd or os.getcwd())
     try:
         name, rest = _command(args)
-        own = getattr(COMMANDS[name], "run_argv", None)
+        module = command_module(name)
+        own = getattr(module, "run_argv", None)
         if own is not None:  # a hook that must answer in its agent's format even for a usage error
             return int(own(rest, ctx))
-        return int(COMMANDS[name].run(parser(name).parse_args(rest), ctx))
+        return int(module.run(parser(name).parse_args(rest), ctx))
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:

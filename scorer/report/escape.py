@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import re
 
-# What would let a file name or the test's output rewrite a terminal or a CI log: C0 and C1
-# controls (ESC starts cursor moves and SGR 8, which hides everything printed after it; CR
-# returns over a line already shown), line and paragraph separators, bidirectional overrides,
-# and lone surrogates from undecodable names. Tab stays.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
-                     "\u2066-\u2069\ud800-\udfff]")
+# One set of characters no format may show raw: C0 and C1 controls (ESC starts cursor moves
+# and SGR 8, which hides everything printed after it; CR returns over a line already shown),
+# line and paragraph separators, bidirectional marks, embeddings, overrides and isolates (a
+# file name with U+202E reads reversed in a review comment), zero-width characters (two
+# names that look the same), the BOM, XML's non-characters, and lone surrogates from
+# undecodable names. Tab stays; LF and CR stay only where a format keeps lines.
+_INVISIBLE = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\ufff9-\ufffb\ufffe\uffff\ud800-\udfff"
+)
+_UNSAFE = re.compile(f"[\n\r{_INVISIBLE}]")  # everything, line ends included: one line
+_UNSAFE_KEEP_LINES = re.compile(f"[{_INVISIBLE}]")  # LF and CR kept: the format keeps lines
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 
 
@@ -29,8 +35,8 @@ def _escaped(m: re.Match[str]) -> str:
 
 
 def one_line(text: str) -> str:
-    """`text` as one printable line: a name cannot start a line of its own (`RESULT: PASS`,
-    a `::workflow-command::`) or hide the verdict after it."""
+    """Text and logs: `text` as one printable line, so a name cannot start a line of its own
+    (`RESULT: PASS`, a `::workflow-command::`) or hide the verdict after it."""
     return _UNSAFE.sub(_escaped, text)
 
 
@@ -40,44 +46,41 @@ def printable_lines(text: str) -> str:
                      for line in text.split("\n"))
 
 
+def printable(text: str) -> str:
+    """JUnit and code blocks: every unsafe character escaped, newlines kept."""
+    return _UNSAFE_KEEP_LINES.sub(_escaped, text)
+
+
+def json_safe(rendered: str) -> str:
+    """Serialised JSON with every unsafe character as a `\\uXXXX` escape: parsers read the same
+    value, and nobody reading the raw file (or a tool showing it) sees a reordered name."""
+    return _UNSAFE_KEEP_LINES.sub(lambda m: f"\\u{ord(m.group(0)):04x}", rendered)
+
+
 # Characters that start Markdown or HTML markup, GitHub issue references (#1) or
 # mentions (@team): escaped, a hostile path cannot become a link, an image, a
 # ping or a broken table.
 _MARKUP = re.compile(r"([\\`*_\[\]<>|#!~&@])")
 _NEWLINE = re.compile(r"\r\n?|\n")
 _BACKTICKS = re.compile(r"`+")
-# Characters no reader can see or XML 1.0 cannot hold: control bytes (terminal
-# colour codes in test output), lone surrogates from undecodable file names.
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
-
-
-def _show(m: re.Match[str]) -> str:
-    cp = ord(m.group(0))
-    if 0xDC80 <= cp <= 0xDCFF:  # surrogateescape: show the original byte
-        return f"\\x{cp - 0xDC00:02x}"
-    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-
-
-def printable(text: str) -> str:
-    """`text` with invisible and XML-forbidden characters written as backslash escapes."""
-    return _INVISIBLE.sub(_show, text)
 
 
 def escape_cell(text: str) -> str:
-    """Text made safe for one GFM table cell or list item: markup escaped, newlines as <br>."""
+    """Markdown: text made safe for one GFM table cell or list item: markup escaped, newlines as <br>."""
     return _NEWLINE.sub("<br>", _MARKUP.sub(r"\\\1", printable(text)))
 
 
 def fenced(text: str, info: str = "text") -> str:
-    """A fenced code block longer than any backtick run inside, so the text cannot close it."""
+    """Markdown: a fenced code block longer than any backtick run inside, so the text cannot close it."""
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{printable(text).rstrip(chr(10))}\n{fence}"
 
 
 def escape_data(text: str) -> str:
-    """Escape a command's message as the runner expects."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """GitHub workflow commands: a message, every unsafe character escaped, then the runner's own
+    escapes (so lines stay lines in the annotation, and none starts a command of its own)."""
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..codes import CODES
 from ..model import TEST_NOT_RUN, TEST_SKIPPED, Result, Violation
+from .escape import one_line
 from .escape import printable as xml_safe
 from .facts import changed_line, justification_line, to_dict
 
@@ -37,7 +38,7 @@ OTHER = "other"  # codes newer than this table still get reported, never dropped
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    el = ET.SubElement(parent, tag, {k: xml_safe(v) for k, v in attrs.items()})
+    el = ET.SubElement(parent, tag, {k: one_line(v) for k, v in attrs.items()})
     if text:
         el.text = xml_safe(text)
     return el
@@ -53,7 +54,7 @@ def group_violations(result: Result) -> dict[str, list[Violation]]:
 
 def _violation_line(v: Violation) -> str:
     where = f"{v.path}:{v.line}" if v.path and v.line else (v.path or "-")
-    return f"[{v.code}] {where}: {v.message}"
+    return one_line(f"[{v.code}] {where}: {v.message}")
 
 
 def _outcome(case: ET.Element, violations: list[Violation], result: Result) -> str:
@@ -84,9 +85,9 @@ def _not_evaluated(case: ET.Element, name: str, result: Result) -> str:
 def _case_output(name: str, result: Result) -> str:
     """What a check saw, for <system-out>: changed paths, justifications, test output."""
     if name == "path":
-        return "\n".join(changed_line(c, result) for c in result.changed)
+        return "\n".join(one_line(changed_line(c, result)) for c in result.changed)
     if name == "sensitive":
-        return "\n".join(justification_line(j) for j in result.justifications)
+        return "\n".join(one_line(justification_line(j)) for j in result.justifications)
     return result.test.output_tail if name == "test" else ""
 
 
@@ -125,7 +126,7 @@ def to_element(result: Result) -> ET.Element:
     _properties(suite, to_dict(result))
     counts = _testcases(suite, result)
     if result.warnings:
-        _el(suite, "system-err", "\n".join(f"warning: {w}" for w in result.warnings))
+        _el(suite, "system-err", "\n".join(one_line(f"warning: {w}") for w in result.warnings))
     stats = {"tests": sum(counts.values()), "failures": counts["failure"], "errors": counts["error"]}
     for el in (root, suite):
         for key, value in stats.items():

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from ..codes import CODES
 from ..model import Result, Violation
+from .escape import printable
 from .facts import to_dict
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -82,7 +83,7 @@ def _result(v: Violation, rule_index: int, fingerprint: str, result: Result) -> 
         "ruleId": v.code,
         "ruleIndex": rule_index,
         "level": "note" if result.shadow else "error",
-        "message": {"text": v.message or v.code},
+        "message": {"text": printable(v.message or v.code)},
     }
     if v.path:
         out["locations"] = [_location(v.path, v.line)]
@@ -96,7 +97,7 @@ def _invocation(result: Result) -> dict[str, Any]:
     out: dict[str, Any] = {"executionSuccessful": result.exit_code != 2, "exitCode": result.exit_code}
     if result.started_at:
         out["startTimeUtc"] = result.started_at
-    notes = [{"level": "warning", "message": {"text": w}} for w in result.warnings]
+    notes = [{"level": "warning", "message": {"text": printable(w)}} for w in result.warnings]
     if notes:
         out["toolExecutionNotifications"] = notes
     return out
