@@ -343,15 +343,20 @@ def test_scoring_rows_and_guard_rows_share_one_log(guarded: Guarded):
     assert [r["mode"] for r in rows] == ["worktree", "guard"] and "agent" not in rows[0]
 
 
-def test_the_validated_manifest_cache_follows_the_manifests_bytes(guarded: Guarded):
+def test_a_forged_validation_cache_in_the_git_dir_does_not_loosen_the_fence(guarded: Guarded):
+    """Anything under .git is the job's to write: the guard validates the manifest itself, every call."""
+    import hashlib
+
     write = _payload(guarded, "Write", file_path=f"{guarded.repo.root}/other/b.py", content="x\n")
-    assert guarded.send(write)[0] == 2
+    sha = hashlib.sha256(guarded.repo.manifest_path.read_bytes()).hexdigest()
+    forged = {"sha256": sha, "source": str(guarded.repo.manifest_path),
+              "fields": {"job_id": "j", "allowed_paths": ["**"], "required_test": ["true"]}}
     cache = guarded.repo.root / ".git" / "score-diff" / "guard-manifest.json"
-    assert json.loads(cache.read_text())["fields"]["allowed_paths"] == ["allowed/**"]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(forged))
+    assert guarded.send(write)[0] == 2
     guarded.repo.manifest(allowed_paths=["allowed/**", "other/**"])
-    assert guarded.send(write)[0] == 0
-    cache.write_text("{not json")  # a damaged cache is validated again, never trusted
-    assert guarded.send(write)[0] == 0
+    assert guarded.send(write)[0] == 0  # the manifest's own bytes decide, re-read on every call
 
 
 def test_console_entry_runs_the_guard_without_the_other_subcommands(guarded: Guarded, monkeypatch):

@@ -10,14 +10,11 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, Fence, TurnView, refuse
 from .payload import PROMPT, PayloadError, ToolCall, normalise, parse_json
-
-if TYPE_CHECKING:
-    from ..manifest.load import Manifest
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -99,45 +96,13 @@ def _parse(
     raw: bytes, source: str, root: str, git_dir: str, rel: str | None, environ: Mapping[str, str], sha: str
 ) -> Loaded:
     from ..checks.job import Job
+    from ..manifest.load import parse_manifest
 
-    manifest = _cached_manifest(raw, source, git_dir, sha)
+    # Validated on every call: a cache of the validation would live where the job can write it.
+    manifest = parse_manifest(raw, source)
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
     fence = Fence(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
     return Loaded(fence, sha, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
-
-
-CACHE_NAME = "guard-manifest.json"
-
-
-def _cached_manifest(raw: bytes, source: str, git_dir: str, sha: str) -> Manifest:
-    """The validated manifest, from `<git dir>/score-diff/guard-manifest.json` when it was validated from
-    exactly these bytes by this version: a command hook would otherwise import jsonschema (~60 ms) on
-    every tool call. The cache only saves time: the commit gate and CI validate the manifest themselves."""
-    import json
-
-    from .. import __version__
-    from ..manifest.load import Manifest, parse_manifest
-
-    path = Path(git_dir) / "score-diff" / CACHE_NAME
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data["sha256"] == sha and data["version"] == __version__ and data["source"] == source:
-            fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["fields"].items()}
-            return Manifest(**fields)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    manifest = parse_manifest(raw, source)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{CACHE_NAME}.{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({"sha256": sha, "version": __version__, "source": source, "fields": manifest._asdict()}),
-            encoding="utf-8",
-        )
-        os.replace(tmp, path)
-    except OSError:
-        pass  # no cache: the next call validates again
-    return manifest
 
 
 def _line_counter(root: str) -> Callable[[str], int | None]:
