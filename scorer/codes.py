@@ -1,7 +1,7 @@
 """Every violation code score-diff can emit, with a one-line title and help text.
 
-Codes are stable, lower-case and hyphenated; the README documents each one and a
-test holds the README and this table in step.
+Codes are stable, lower-case and hyphenated; docs/codes.md documents each one in a
+section anchored `code-<code>` (SARIF's helpUri), and a test holds it and this table in step.
 """
 
 from __future__ import annotations

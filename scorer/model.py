@@ -134,7 +134,7 @@ class Inspection(NamedTuple):
 
 
 class Violation(NamedTuple):
-    """One reason for a FAIL. `code` is stable and documented in the README."""
+    """One reason for a FAIL. `code` is stable and documented in docs/codes.md."""
 
     code: str
     message: str

@@ -257,7 +257,7 @@ def test_sarif_validates_and_locates_every_violation(shadow):
     for r in results:
         rule = rules[r["ruleIndex"]]
         assert rule["id"] == r["ruleId"]
-        assert rule["helpUri"].endswith(f"#code-{r['ruleId']}")
+        assert rule["helpUri"] == f"https://github.com/score-diff/score-diff/blob/main/docs/codes.md#code-{r['ruleId']}"
         assert len(r["locations"]) == 1  # code scanning drops results without a location
 
 
@@ -456,7 +456,7 @@ _EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n(`{3,})[^\n]*\n(.*?)\n\2\n", re
 
 
 def example_result() -> Result:
-    """The small Result docs/reports.md shows in every format."""
+    """The small Result docs/formats.md shows in every format."""
     return Result(
         verdict=FAIL,
         exit_code=1,
@@ -482,7 +482,7 @@ def example_result() -> Result:
 
 
 def test_docs_examples_are_exact_output():
-    docs = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs/formats.md").read_text(encoding="utf-8")
     examples = {m.group(1): m.group(3) + "\n" for m in _EXAMPLE.finditer(docs)}
     assert sorted(examples) == ["github", "junit", "markdown", "sarif"]
     for fmt, shown in examples.items():

@@ -20,6 +20,8 @@ from scorer.manifest.load import load_manifest, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+CODES_DOC = (ROOT / "docs/codes.md").read_text(encoding="utf-8")
+MANIFEST_DOC = (ROOT / "docs/manifest.md").read_text(encoding="utf-8")
 
 
 def test_example_manifest_validates_against_the_schema():
@@ -35,8 +37,14 @@ def test_example_manifest_shows_every_field():
 
 
 @pytest.mark.parametrize("code", sorted(CODES))
-def test_every_violation_code_is_documented_with_an_anchor(code):
-    assert f'<a id="code-{code}"></a>`{code}`' in README
+def test_every_violation_code_has_a_section_with_a_stable_anchor(code):
+    """docs/codes.md#code-CODE is SARIF's helpUri; the README's table links every code there."""
+    assert f'<a id="code-{code}"></a>\n### `{code}`\n' in CODES_DOC
+    assert f"[`{code}`](docs/codes.md#code-{code})" in README
+
+
+def test_codes_doc_documents_no_code_the_program_lacks():
+    assert set(re.findall(r'<a id="code-([a-z-]+)"></a>', CODES_DOC)) == set(CODES)
 
 
 def test_every_hook_id_is_documented():
@@ -51,7 +59,7 @@ def test_every_manifest_key_is_documented():
     schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
     for key in schema["properties"]:
         if key != "$schema":
-            assert f"| `{key}` |" in README, key
+            assert f"| `{key}` |" in MANIFEST_DOC, key
 
 
 def test_readme_commands_are_the_ones_ci_runs():

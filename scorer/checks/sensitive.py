@@ -2,7 +2,7 @@
 
 Pure logic: paths in, a `SensitiveHit` (or None) out. Matching works on path
 segments, case-insensitively, after `\\` is turned into `/`. Pattern forms in
-`SensitiveRule.patterns` (see docs/sensitive-paths.md):
+`SensitiveRule.patterns` (see docs/blast-radius.md, "The built-in table"):
 
 - `name/` or `a/b/`: directory segment(s) at any depth; the entry itself
   counts too, so a symlink or submodule named `migrations` matches.

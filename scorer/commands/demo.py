@@ -58,7 +58,7 @@ if __name__ == "__main__":
 
 
 def demo_manifest() -> dict[str, object]:
-    """The README's example manifest; the test runs with this interpreter and unittest, so the
+    """The quick start's example manifest; the test runs with this interpreter and unittest, so the
     demo needs nothing beyond score-diff itself."""
     return {
         "job_id": "fix-discount-2026-09-17",

@@ -26,8 +26,8 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 
 
 def help_uri(code: str) -> str:
-    """The README anchor that documents `code`."""
-    return f"{INFORMATION_URI}#code-{code}"
+    """The section of docs/codes.md that documents `code` (its anchor is `code-<code>`)."""
+    return f"{INFORMATION_URI}/blob/main/docs/codes.md#code-{code}"
 
 
 def _rule(code: str) -> dict[str, Any]:
