@@ -423,7 +423,7 @@ def test_a_pattern_that_forbids_carriage_returns_still_sees_them(agent: GitRepo)
     assert out.where("forbidden-token") == {("allowed/t.py", 1)}
 
 
-@pytest.mark.xfail(strict=True, reason="max_hunk_lines and max_changed_lines count git's lines (README, Size "
+@pytest.mark.xfail(strict=True, reason="max_hunk_lines and max_changed_lines count git's lines (docs/manifest.md, Size "
                    "limits); one line can hold any number of statements, minified or split by lone CRs that "
                    "Python reads as line ends. max_file_bytes is the limit that holds.")
 def test_many_statements_in_one_git_line_exceed_max_hunk_lines(agent: GitRepo) -> None:
@@ -831,7 +831,7 @@ def test_review_shows_a_passing_diff_with_its_control_characters_escaped(agent: 
 
 @pytest.mark.xfail(strict=True, reason="verify-report checks what a report is bound to, not who wrote it: every "
                    "binding fact is public, so a hand-written PASS verifies. Only a report CI produced itself is "
-                   "evidence; README's verify-report section should not suggest trusting one an agent attached.")
+                   "evidence; docs/hooks-and-ci.md's verify-report section should not suggest trusting one an agent attached.")
 def test_hand_written_report_does_not_verify(agent: GitRepo, tmp_path: Path) -> None:
     agent.write("other/t.py", "x = eval(1)\n")
     head = agent.commit("bad")
