@@ -196,6 +196,11 @@ def test_benchmark_commands_use_real_flags(script):
             assert f'"{flag}"' in source, (line, flag)
 
 
+def test_benchmark_readme_names_the_imports_the_harness_times():
+    [imports] = re.findall(r'^RUNTIME_IMPORTS = "([^"]+)"$', read(ROOT / "benchmarks/run.py"), re.M)
+    assert f'`python -c "{imports}"`, the `RUNTIME_IMPORTS` of `run.py`' in read(ROOT / "benchmarks/README.md")
+
+
 def test_readme_install_and_demo_commands():
     text = read(README)
     assert "pip install . && score-diff demo" in text
@@ -371,3 +376,87 @@ def test_the_quick_start_works_as_written(tmp_path, monkeypatch):
     assert "score-diff (agent job gate)...Passed" in _normalised(allowed.stdout + allowed.stderr, root)
     scored = sh("score-diff --base main")
     assert scored.stdout.rstrip().endswith("RESULT: PASS")
+
+
+# --- outputs shown in docs/ ---------------------------------------------------------------
+
+
+VERDICTS = [
+    r"RESULT: PASS", r"RESULT: PASS \(with test skipped\)", r"RESULT: PASS \(shadow: (N|\d+) would-fail\)",
+    r"RESULT: FAIL", r"RESULT: FAIL \(could not score: (?P<code><code>|[a-z-]+)\)",
+    r"RESULT: PASS \(report binds to this merge\)", r"RESULT: FAIL \(report does not bind to this merge\)",
+]
+
+
+@pytest.mark.parametrize("path", DOCS, ids=IDS)
+def test_every_verdict_line_shown_is_one_score_diff_writes(path):
+    from scorer.codes import CODES
+    from scorer.report.facts import could_not_score_line
+
+    shown = [s for s in INLINE.findall(prose(read(path))) if s.startswith("RESULT:")]
+    shown += [line.strip() for _, body in blocks(read(path)) for line in body.splitlines()
+              if line.strip().startswith("RESULT:")]
+    for line in shown:
+        match = next((m for p in VERDICTS if (m := re.fullmatch(p, line))), None)
+        assert match, line
+        code = match.groupdict().get("code")
+        if code and code != "<code>":
+            assert code in {"usage", "interrupted"} or CODES[code].could_not_score, line
+            assert could_not_score_line(code) == line
+
+
+def _shown(path: Path, contains: str) -> list[str]:
+    [body] = [b for _, b in blocks(read(path)) if contains in b]
+    return body.rstrip("\n").splitlines()
+
+
+def _shape(line: str) -> str:
+    """A line with its times, commit ids and durations blanked: what stays the same run to run."""
+    line = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "<time>", line)
+    line = re.sub(r"\b[0-9a-f]{12}\b", "<commit>", line)
+    return re.sub(r"\d+\.\d+s\b", "<s>", line)
+
+
+def test_shadow_example_is_real_output(repo, monkeypatch):
+    from conftest import run_cli
+
+    shown = _shown(ROOT / "docs/hooks-and-ci.md", "RESULT: PASS (shadow:")
+    assert len(shown) == 3
+    repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)))
+    repo.commit("base")
+    repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)) + "x = eval('1')\n")
+    # The argv shown runs pytest; here `python` is a stand-in that exits 0.
+    bindir = repo.scratch / "bin"
+    bindir.mkdir()
+    (bindir / "python").write_text("#!/bin/sh\nexit 0\n")
+    (bindir / "python").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    repo.manifest(allowed_paths=["src/pricing.py"], forbidden_substrings=["eval("], mode="shadow",
+                  required_test=["python", "-m", "pytest", "tests/test_pricing.py", "-q"])
+    code, out = run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--no-log"])
+    assert code == 0
+    lines = out.rstrip("\n").splitlines()
+    assert [_shape(line) for line in lines[-3:]] == [_shape(line) for line in shown]
+
+
+def test_log_example_is_real_output(repo):
+    from conftest import run_cli
+
+    shown = _shown(ROOT / "docs/decision-log.md", "violation\n")
+    repo.write("src/pricing.py", "a\n")
+    repo.write("src/checkout.py", "a\n")
+    base = repo.commit("base")
+    repo.git("switch", "-q", "-c", "agent-x")
+    repo.write("src/pricing.py", "b\n")
+    repo.commit("fix")
+    repo.manifest(job_id="fix-discount-2026-09-17", allowed_paths=["src/pricing.py"])
+    log = repo.scratch / "log.sqlite3"
+    assert run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base,
+                    "--log-db", str(log)])[0] == 0
+    repo.write("src/checkout.py", "b\n")
+    repo.commit("stray")
+    assert run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base,
+                    "--log-db", str(log)])[0] == 1
+    code, out = run_cli(["log", "--repo", str(repo.root), "--log-db", str(log)])
+    assert code == 0
+    assert [_shape(line) for line in out.rstrip("\n").splitlines()] == [_shape(line) for line in shown]
