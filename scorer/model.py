@@ -157,6 +157,7 @@ class TestOutcome(NamedTuple):
     duration_s: float = 0.0
     output_tail: str = ""
     reason: str = ""
+    notes: tuple[str, ...] = ()  # what the report's reader should know about this run (warnings)
 
 
 class Justification(NamedTuple):

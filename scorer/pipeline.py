@@ -135,7 +135,13 @@ def _test_outcome(
         return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
                            "commit to run the test there, or pass --skip-test")
     env = testrun.test_environment(environ, manifest.test_env)
-    return testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env, progress=opts.progress)
+    test = testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env, progress=opts.progress)
+    inside = testrun.program_inside(argv[0], env, ins.repo_root)
+    if inside is not None:
+        test = test._replace(notes=(*test.notes, f"the required test's program {inside} is inside the repository, "
+                                    "found through PATH: if git does not track it, the job can rewrite it unseen "
+                                    "(CI, on a clean checkout, is the backstop)"))
+    return test
 
 
 def _test_violations(test: TestOutcome) -> list[Violation]:
@@ -221,7 +227,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
         violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=rel or str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
-        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes), shadow=shadow,
+        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes, *test.notes), shadow=shadow,
         version=__version__,
     ))
 

@@ -1,0 +1,62 @@
+"""The environment the required test runs in: an allowlist, plus settings that close doors.
+
+The test runs code the job wrote, in an environment the job's own session sets. What
+can be closed here is closed; the rest (an absolute PATH entry the job controls, the
+interpreter's own site-packages, HOME) is documented in docs/required-test.md, with CI,
+whose environment the job does not set, as the backstop.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+
+# Variables the required test inherits; anything else (PYTHONPATH, LD_PRELOAD, GIT_*,
+# tool-specific switches an agent could export) must be named in the manifest's test_env.
+BASE_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM",
+    "TMPDIR", "TMP", "TEMP", "CI", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
+)
+# Set for every run unless the manifest names the variable in test_env (then the
+# caller's value, or none, passes instead).
+HARDENED = {
+    "PYTHONNOUSERSITE": "1",  # a usercustomize.py or .pth file under HOME would run inside every Python
+    "PYTHONDONTWRITEBYTECODE": "1",  # the run leaves no __pycache__ behind in the tree it tested
+}
+
+
+def test_environment(environ: Mapping[str, str], extra: Sequence[str]) -> dict[str, str]:
+    """The allowlisted environment, hardened, without the pre-commit hook's private virtualenv."""
+    env = {k: environ[k] for k in (*BASE_ENV, *extra) if k in environ}
+    env.update({k: v for k, v in HARDENED.items() if k not in extra})
+    if "PATH" in env:
+        env["PATH"] = _search_path(env["PATH"], environ)
+    return env
+
+
+def _search_path(path: str, environ: Mapping[str, str]) -> str:
+    # A relative or empty entry resolves against the repository root, where the test runs
+    # and where the job writes (ignored files included): a `python3` there would come first.
+    keep = [p for p in path.split(os.pathsep) if p and os.path.isabs(p)]
+    venv = environ.get("VIRTUAL_ENV")
+    if environ.get("PRE_COMMIT") == "1" and venv:
+        # Inside a pre-commit hook, PATH starts with score-diff's own venv; the
+        # project's test must run with the project's interpreter, not ours.
+        keep = [p for p in keep if not p.startswith(venv)]
+    return os.pathsep.join(keep)
+
+
+def program_inside(argv0: str, env: Mapping[str, str], root: str) -> str | None:
+    """The repo-relative path of the program PATH finds for a bare `argv0`, when it lives in the
+    repository (an in-repo virtualenv's bin/, usually ignored): the job can rewrite it unseen."""
+    if os.sep in argv0 or (os.altsep and os.altsep in argv0):
+        return None  # a path: relative ones are files of the change itself, scored like any other
+    found = shutil.which(argv0, path=env.get("PATH", ""))
+    if found is None:
+        return None
+    real_root, where = os.path.realpath(root), os.path.abspath(found)
+    if os.path.commonpath([real_root, os.path.realpath(os.path.dirname(where))]) != real_root:
+        return None
+    return os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where)),
+                           real_root).replace(os.sep, "/")

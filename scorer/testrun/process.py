@@ -1,0 +1,92 @@
+"""Run the test's process to its end or its deadline, whatever it leaves behind.
+
+Output is read by a thread and waited for only a bounded time: a grandchild that left
+the test's process group can hold the pipe open for ever, and `communicate()` would
+wait for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
+from typing import IO
+
+DRAIN_S = 2.0  # once the test has ended (or was killed): how long its output may still arrive
+OUTPUT_CAP = 1 << 20  # bytes of output kept; the report shows only a tail of it
+
+
+class Output:
+    """The process's output, pumped by a daemon thread so that nothing can block the caller on it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        try:
+            with self._stream:
+                while chunk := self._stream.read1(1 << 16):  # type: ignore[attr-defined]
+                    with self._lock:
+                        self._data += chunk
+                        if len(self._data) > 2 * OUTPUT_CAP:
+                            del self._data[:-OUTPUT_CAP]
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._done.set()
+
+    def drain(self, seconds: float) -> bool:
+        """True once every writer has closed the pipe; False if one still holds it after `seconds`."""
+        return self._done.wait(seconds)
+
+    def text(self) -> str:
+        with self._lock:
+            return self._data[-OUTPUT_CAP:].decode("utf-8", "replace")
+
+
+def start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The process in a session of its own (POSIX), so its whole group can be killed at the end."""
+    return subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=os.name == "posix",
+    )
+
+
+def wait(
+    proc: subprocess.Popen[bytes], start_s: float, timeout_s: float, clock: Callable[[], float],
+    progress: Callable[[float], None] | None,
+) -> int | None:
+    """The exit status, or None if the deadline came first; `progress` ticks each second."""
+    while True:
+        remaining = timeout_s - (clock() - start_s)
+        if remaining <= 0:
+            return proc.poll()
+        try:
+            return proc.wait(timeout=min(1.0, remaining) if progress is not None else remaining)
+        except subprocess.TimeoutExpired:
+            if progress is not None and clock() - start_s < timeout_s:
+                progress(clock() - start_s)
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the test's whole process group: what the test started and left running goes with it."""
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.returncode is None:
+            proc.kill()
+    except OSError:
+        pass  # the group is already gone
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    """Collect a killed process, waiting a bounded time (a process stuck in the kernel may not die)."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=DRAIN_S)

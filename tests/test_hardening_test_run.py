@@ -1,0 +1,183 @@
+"""The required test, attacked from inside: it runs code the job wrote.
+
+Each door: the attack that must fail, the legitimate neighbour that must pass, and the
+next variant of the same cause. The test process may leave processes behind, change the
+tree it was run on, stop before any assertion, or be steered by the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo, Outcome
+
+FAIL = "RESULT: FAIL"
+PASS = "RESULT: PASS"
+
+
+def py(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def failed_with(out: Outcome, *codes: str) -> bool:
+    return out.exit_code == 1 and set(codes) <= out.codes and out.last_line == FAIL
+
+
+def passed(out: Outcome) -> bool:
+    return out.exit_code == 0 and out.codes == set() and out.last_line == PASS
+
+
+@pytest.fixture
+def ready(committed: GitRepo) -> GitRepo:
+    """A committed repo with one allowed change, so only the test decides."""
+    committed.write("allowed/a.py", "fixed\n")
+    return committed
+
+
+def score_in_subprocess(repo: GitRepo, bound_s: float) -> tuple[int, dict, float]:
+    """score-diff in a child process with its own timeout: a hang is a failed test, never a hung suite."""
+    report = repo.scratch / "sub-report.json"
+    argv = [sys.executable, "-m", "scorer", "--repo", str(repo.root), "--manifest", str(repo.manifest_path),
+            "--format", "json", "--output", str(report), "--no-log"]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=bound_s, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"score-diff still waiting after {bound_s}s: the test's leftovers kept it waiting")
+    return proc.returncode, json.loads(report.read_text(encoding="utf-8")), time.monotonic() - started
+
+
+# A grandchild in its own session: killing the test's process group does not reach it,
+# and it holds the test's output pipe open for 30 seconds.
+DETACHED = ("import subprocess, sys\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True)\n"
+            "print('started', flush=True)\n")
+
+
+# --- the timeout always ends the run ---------------------------------------------------------------
+
+
+def test_timeout_with_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -> None:
+    ready.manifest(required_test=py(DETACHED + "import time; time.sleep(30)"), test_timeout_s=0.5)
+    code, report, took = score_in_subprocess(ready, bound_s=20)
+    assert code == 1 and {v["code"] for v in report["violations"]} == {"test-timeout"}
+    assert report["test"]["status"] == "timeout"
+    assert "started" in report["test"]["output_tail"]
+    assert took < 15
+
+
+def test_exit_0_leaving_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -> None:
+    """The test ends at once with exit 0, but something it started lives on and still writes."""
+    ready.manifest(required_test=py(DETACHED), test_timeout_s=60)
+    code, report, took = score_in_subprocess(ready, bound_s=20)
+    assert code == 1 and {v["code"] for v in report["violations"]} == {"test-failed"}
+    assert "outlived" in report["test"]["reason"]
+    assert took < 15
+
+
+def test_timeout_with_a_grandchild_in_the_group(ready: GitRepo) -> None:
+    """`sh -c 'sleep 30 & exec sleep 30'`: the grandchild stays in the group and dies with it."""
+    ready.manifest(required_test=["sh", "-c", "echo started; sleep 30 & exec sleep 30"], test_timeout_s=0.5)
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-timeout") and out.codes == {"test-timeout"}
+    assert "started" in out.report["test"]["output_tail"]
+
+
+def test_background_process_in_the_group_is_stopped_when_the_test_ends(ready: GitRepo) -> None:
+    """A test that exits 0 but leaves a writer running in its group: that writer is killed at the end."""
+    marker = ready.scratch / "late-write"
+    late = f"import time; time.sleep(1.5); open({str(marker)!r}, 'w').close()"
+    script = ("import subprocess, sys\n"
+              f"subprocess.Popen([sys.executable, '-c', {late!r}], stdout=subprocess.DEVNULL, "
+              "stderr=subprocess.DEVNULL)\n")
+    ready.manifest(required_test=py(script))
+    out = ready.score(skip_test=False)
+    time.sleep(2.5)
+    assert not marker.exists()
+    assert out.exit_code == 0, out.text
+
+
+def test_quick_passing_test_is_not_slowed_by_the_drain(ready: GitRepo) -> None:
+    ready.manifest(required_test=py("print('ok')"))
+    started = time.monotonic()
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+    assert time.monotonic() - started < 1.5
+
+
+# --- the environment the test inherits ---------------------------------------------------------------
+
+
+def _base_python() -> str:
+    """An interpreter outside any virtualenv: its user site is on (a venv's never is)."""
+    return getattr(sys, "_base_executable", sys.executable)
+
+
+def test_usercustomize_in_the_user_site_cannot_turn_a_failure_into_a_pass(ready: GitRepo) -> None:
+    python = _base_python()
+    site_dir = subprocess.run([python, "-c", "import site; print(site.getusersitepackages())"],
+                              capture_output=True, text=True, check=True, env={**os.environ}).stdout.strip()
+    if not site_dir.startswith(os.environ["HOME"]):
+        pytest.skip("this interpreter's user site is not under HOME")
+    Path(site_dir).mkdir(parents=True, exist_ok=True)
+    (Path(site_dir) / "usercustomize.py").write_text("import atexit, os\natexit.register(os._exit, 0)\n")
+    ready.manifest(required_test=[python, "-c", "import sys; sys.exit(1)"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-failed"), out.text
+
+
+@pytest.mark.parametrize("entry", ["tools", "", "."])
+def test_relative_path_entries_cannot_put_a_fake_interpreter_first(ready: GitRepo, monkeypatch, entry: str) -> None:
+    """A relative PATH entry resolves inside the repository, where the job writes (ignored files too)."""
+    ready.write(".gitignore", "tools/\npython3\n")
+    ready.commit("ignore tools")
+    ready.write("allowed/a.py", "fixed again\n")
+    fake = "#!/bin/sh\nexit 0\n"
+    ready.write("tools/python3", fake, mode=0o755)
+    ready.write("python3", fake, mode=0o755)
+    monkeypatch.setenv("PATH", entry + os.pathsep + os.environ["PATH"])
+    ready.manifest(required_test=["python3", "-c", "import sys; sys.exit(1)"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-failed"), out.text
+
+
+def test_absolute_path_entries_still_work(ready: GitRepo, monkeypatch) -> None:
+    tools = ready.scratch / "bin"
+    tools.mkdir()
+    (tools / "my-test").write_text(f"#!/bin/sh\nexec {sys.executable} -c pass\n")
+    (tools / "my-test").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools) + os.pathsep + os.environ["PATH"])
+    ready.manifest(required_test=["my-test"])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.codes == set(), out.text
+
+
+def test_program_found_inside_the_repository_is_named_in_a_warning(ready: GitRepo, monkeypatch) -> None:
+    """An ignored, in-repository bin directory on PATH (an in-repo virtualenv): allowed, and said."""
+    ready.write(".gitignore", ".venv/\n")
+    ready.commit("ignore the venv")
+    ready.write("allowed/a.py", "fixed again\n")
+    ready.write(".venv/bin/run-tests", f"#!/bin/sh\nexec {sys.executable} -c pass\n", mode=0o755)
+    monkeypatch.setenv("PATH", str(ready.root / ".venv/bin") + os.pathsep + os.environ["PATH"])
+    ready.manifest(required_test=["run-tests"])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0, out.text
+    assert any(".venv/bin/run-tests" in w and "inside the repository" in w for w in out.report["warnings"])
+
+
+@pytest.mark.parametrize(("test_env", "expect"), [([], "1 1"), (["PYTHONNOUSERSITE"], "None 1")])
+def test_hardened_python_variables(ready: GitRepo, monkeypatch, test_env: list[str], expect: str) -> None:
+    """Set for every run; a manifest that names one in test_env passes the caller's value instead."""
+    monkeypatch.delenv("PYTHONNOUSERSITE", raising=False)
+    check = ("import os, sys\n"
+             "got = f\"{os.environ.get('PYTHONNOUSERSITE')} {os.environ.get('PYTHONDONTWRITEBYTECODE')}\"\n"
+             f"sys.exit(0 if got == {expect!r} else print(got) or 1)")
+    ready.manifest(required_test=py(check), test_env=test_env)
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0, out.text
