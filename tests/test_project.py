@@ -39,8 +39,8 @@ def test_example_manifest_shows_every_field():
 @pytest.mark.parametrize("code", sorted(CODES))
 def test_every_violation_code_has_a_section_with_a_stable_anchor(code):
     """docs/codes.md#code-CODE is SARIF's helpUri; the README's table links every code there."""
-    assert f'<a id="code-{code}"></a>\n### `{code}`\n' in CODES_DOC
-    assert f"[`{code}`](docs/codes.md#code-{code})" in README
+    assert f'<a id="code-{code}"></a>\n### `{code}`\n' in CODES_DOC, "give the code a section in docs/codes.md"
+    assert f"[`{code}`](docs/codes.md#code-{code})" in README, "link the code from the README's table of checks"
 
 
 def test_codes_doc_documents_no_code_the_program_lacks():
