@@ -461,3 +461,24 @@ def test_log_example_is_real_output(repo):
     code, out = run_cli(["log", "--repo", str(repo.root), "--log-db", str(log)])
     assert code == 0
     assert [_shape(line) for line in out.rstrip("\n").splitlines()] == [_shape(line) for line in shown]
+
+
+def test_action_inputs_table_matches_action_yml():
+    action = yaml.safe_load(read(ROOT / "action.yml"))
+    doc = read(ROOT / "docs/hooks-and-ci.md")
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| ([^|]+) \|", doc, re.M))
+    assert set(rows) >= set(action["inputs"])
+    for name, spec in action["inputs"].items():
+        default = str(spec.get("default", ""))
+        if default and not default.startswith("${{"):
+            assert f"`{default}`" in rows[name], name
+    assert set(action["outputs"]) == {"exit-code"} and "Output `exit-code`" in doc
+
+
+def test_junit_testcase_table_matches_the_renderer():
+    from scorer.report.junit import CHECKS
+
+    doc = read(ROOT / "docs/formats.md")
+    rows = re.findall(r"^\| `([\w-]+)` \| ((?:`[a-z-]+`(?:, )?)+) \|$", doc, re.M)
+    assert {name: tuple(re.findall(r"`([a-z-]+)`", codes)) for name, codes in rows} == {
+        name: tuple(codes) for name, codes in CHECKS.items()}
