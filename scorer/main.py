@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "verify-report": "verify_report",
     "guard": "guard",
     "serve": "serve",
+    "pre-receive": "pre_receive",
+    "update": "update",
 }
 
 

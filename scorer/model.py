@@ -121,7 +121,7 @@ class Inspection(NamedTuple):
     """What git says changed: the one input every check reads."""
 
     mode: str  # "worktree" or "range"
-    repo_root: str
+    repo_root: str | None  # None for a bare repository (a server): commits only, no working tree
     head: str | None  # commit id of HEAD (worktree) or of --head (range); None if unborn
     base: str | None = None  # merge-base commit id in range mode
     branch: str | None = None  # None when detached

@@ -58,6 +58,8 @@ class Options(NamedTuple):
     message_files: tuple[str, ...] = ()
     defer_justifications: bool = False
     progress: Callable[[float], None] | None = None  # ticks while the required test runs
+    receiving: bool = False  # a server hook: git's quarantine variables are passed through, not refused
+    ref: str | None = None  # a server hook: the pushed ref, reported as the branch (a bare HEAD means nothing)
 
 
 def now_iso() -> str:
@@ -131,6 +133,12 @@ def _test_outcome(
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
     if opts.skip_test:
         return TestOutcome(TEST_SKIPPED, argv, reason="--skip-test")
+    if ins.repo_root is None and opts.receiving:
+        return TestOutcome(TEST_SKIPPED, argv, reason="not run on the git server: a bare repository has no "
+                           "working tree; commits only were scored (CI runs the test)")
+    if ins.repo_root is None:  # core.bare set in a clone must not be a way to skip the test
+        return TestOutcome(TEST_FAILED, argv, reason="a bare repository has no working tree to run the test "
+                           "in; score a checkout of --head, or pass --skip-test")
     if ins.mode == "range" and worktree_head() != ins.head:
         return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
                            "commit to run the test there, or pass --skip-test")
@@ -167,7 +175,7 @@ class Scored(NamedTuple):
 def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
     """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
     started, started_at = clock(), now_iso()
-    repo = Repository(Path(opts.cwd, opts.repo), environ)
+    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
     try:
         scored = inspect(repo, opts, environ)
         result = judge(repo, scored, opts, environ)
@@ -178,9 +186,12 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
     """Read the manifest and ask git what changed; content checks run while git streams."""
-    from .manifest.locate import manifest_location, read_manifest
+    from .manifest.locate import bare_manifest_location, manifest_location, read_manifest
 
-    path, rel = manifest_location(opts.manifest, opts.cwd, repo.root, environ)
+    if repo.root is None:
+        path, rel = bare_manifest_location(opts.manifest)
+    else:
+        path, rel = manifest_location(opts.manifest, opts.cwd, repo.root, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
     if opts.base is not None:
@@ -189,6 +200,8 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         job = _job(manifest, rel)
         ins = changes.inspect_range(repo, base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
                                     watch=partial(_check_content, job, content, seen))
+        if opts.ref is not None:
+            ins = ins._replace(branch=opts.ref.removeprefix("refs/heads/"))
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")

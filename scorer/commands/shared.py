@@ -37,14 +37,14 @@ def repository(args: argparse.Namespace, ctx: Context) -> Repository:
     """The repository --repo names, opened with the caller's environment."""
     from ..inspection.git import Repository
 
-    return Repository(os.path.join(ctx.cwd, args.repo), ctx.environ)
+    return Repository(os.path.join(ctx.cwd, args.repo), ctx.environ, receiving=getattr(args, "receiving", False))
 
 
 def manifest_file(args: argparse.Namespace, ctx: Context) -> Path:
     """The same manifest, named the same way, that scoring reads (and whose pin it checks)."""
     from ..manifest.locate import manifest_path
 
-    return manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).root)
+    return manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).work_tree)
 
 
 def log_path(args: argparse.Namespace, ctx: Context) -> Path:

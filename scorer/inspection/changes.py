@@ -30,6 +30,7 @@ def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
     git works while the caller imports and validates the manifest. `watch`, if given,
     sees every added line exactly once, a batch at a time, while git is still writing.
     """
+    root = repo.work_tree  # a bare repository has no working tree to score
     head = repo.head()
     old = head or repo.empty_tree()
     diff = repo.start_diff(old)
@@ -44,10 +45,10 @@ def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
     def finish(watch: Watch | None = None) -> Inspection:
         pieces, digest = gitparse.Pieces(), hashlib.sha256()
         found, _ = _changes(repo, diff, old, None, pieces, digest, watch)
-        changes = [_with_worktree_facts(repo.root, c) for c in found]
+        changes = [_with_worktree_facts(root, c) for c in found]
         untracked, flagged = gitparse.parse_ls_files_v(repo.finish(listing))
         unreadable: list[Hidden] = []
-        changes += [_untracked(repo.root, p, pieces, digest, unreadable) for p in untracked]
+        changes += [_untracked(root, p, pieces, digest, unreadable) for p in untracked]
         anomalies = hidden.by_index_flags(repo, flagged) + unreadable
         unmerged = {path for tag, path in flagged if tag == "M"}
         anomalies += hidden.staged_only(gitparse.partially_staged(repo.finish(index_state)), unmerged)
@@ -56,7 +57,7 @@ def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
         if watch is not None:
             watch(pieces.take_new())  # the untracked files
         return Inspection(
-            mode="worktree", repo_root=repo.root, head=head, branch=branch,
+            mode="worktree", repo_root=root, head=head, branch=branch,
             changed=tuple(changes), added=pieces.build(), anomalies=tuple(anomalies),
             change_digest=digest.hexdigest(),
         )

@@ -58,6 +58,10 @@ _ENV_OVERRIDES = {
 }
 _KEPT_ENV = frozenset({"GIT_INDEX_FILE", "GIT_EXEC_PATH"})
 _REFUSED_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE")
+# What receive-pack sets for its hooks while a push is quarantined (git-receive-pack(1), "QUARANTINE
+# ENVIRONMENT"): the pushed objects live in a temporary directory under objects/ until pre-receive
+# accepts them, and only these variables let git see them. Passed through for the server hooks alone.
+QUARANTINE_ENV = ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Where git looks for a short ref name, in order (git help revisions); `$GIT_DIR/NAME` comes
 # first, but only for all-caps names such as HEAD.
@@ -68,12 +72,14 @@ _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
 
-def git_environment(environ: Mapping[str, str], git_dir: str, work_tree: str | None) -> dict[str, str]:
+def git_environment(
+    environ: Mapping[str, str], git_dir: str, work_tree: str | None, kept: frozenset[str] = _KEPT_ENV
+) -> dict[str, str]:
     """The caller's environment without git's own variables, plus the pinned ones.
 
     GIT_INDEX_FILE is kept: inside a commit hook git names there the index it will commit.
     """
-    env = {k: v for k, v in environ.items() if not k.startswith("GIT_") or k in _KEPT_ENV}
+    env = {k: v for k, v in environ.items() if not k.startswith("GIT_") or k in kept}
     env.update(_ENV_OVERRIDES, GIT_DIR=git_dir)
     if work_tree is not None:
         env["GIT_WORK_TREE"] = work_tree
@@ -81,26 +87,41 @@ def git_environment(environ: Mapping[str, str], git_dir: str, work_tree: str | N
 
 
 class Repository:
-    """One git repository; every question about it is answered by a git process."""
+    """One git repository; every question about it is answered by a git process.
 
-    def __init__(self, path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> None:
+    A bare repository (a git server's) has no working tree: `root` is None, and only commits
+    can be scored. `receiving` is for the server hooks alone: git itself set the quarantine
+    variables for them, and they are passed through instead of refused.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], environ: Mapping[str, str] | None = None, receiving: bool = False
+    ) -> None:
         environ = dict(os.environ) if environ is None else environ
         for name in _REFUSED_ENV:
-            if environ.get(name):
+            if environ.get(name) and not (receiving and name in QUARANTINE_ENV):
                 raise GitError(f"{name} is set; unset it so git reads this repository's own objects")
         where = os.path.abspath(path)
         if not os.path.isdir(where):
             raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
         top, git_dir, bare = _discover(where, environ)
-        if bare or not top:
-            raise GitError(f"{where} is a bare repository; score-diff needs a working tree")
-        if os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
+        if top and os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
             raise GitError(f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
                            "would commit from there; score that directory, or unset it")
-        self.root, self.git_dir = top, git_dir
+        self.root: str | None = None if bare else top
+        self.git_dir = git_dir
         self._refuse_another_worktree(environ, where)
-        self._env = git_environment(environ, self.git_dir, self.root)
+        kept = _KEPT_ENV | (_quarantine(environ, git_dir) if receiving else frozenset())
+        self._env = git_environment(environ, self.git_dir, self.root, kept)
         self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
+
+    @property
+    def work_tree(self) -> str:
+        """The working tree's root; a bare repository has none, so worktree mode cannot score it."""
+        if self.root is None:
+            raise GitError(f"{self.git_dir} is a bare repository; score-diff needs a working tree "
+                           "(score commits with --base, or on a server with score-diff pre-receive)")
+        return self.root
 
     def close(self) -> None:
         """Stop and reap every git call that was started and never collected (an error came first)."""
@@ -113,7 +134,7 @@ class Repository:
         """git commits from $GIT_DIR and $GIT_WORK_TREE: scoring one tree while git commits
         another would score nothing."""
         claims = [("GIT_DIR", environ.get("GIT_DIR", ""), self.git_dir),
-                  ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root)]
+                  ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root or self.git_dir)]
         for source, where, scored in claims:
             if where and os.path.realpath(os.path.join(cwd, where)) != os.path.realpath(scored):
                 raise GitError(f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
@@ -231,6 +252,12 @@ class Repository:
             raise GitError(f"{base} and {head} have no common ancestor (fetch full history: fetch-depth 0)")
         return out.decode().strip()
 
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor)."""
+        proc = self.start("merge-base", "--is-ancestor", ancestor, descendant)
+        self.finish(proc, ok=(0, 1))
+        return proc.returncode == 0
+
     def empty_tree(self) -> str:
         return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip() or EMPTY_TREE_SHA1
 
@@ -293,7 +320,7 @@ class Repository:
         Never follows a symlink: a symlink (in git or on disk) reads as absent.
         """
         if rev is None:
-            return files.read_worktree_file(self.root, path)
+            return files.read_worktree_file(self.work_tree, path)
         out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
         fields = out.rstrip(b"\0").split(b"\t", 1)[0].split()
         if len(fields) != 3 or fields[1] != b"blob" or fields[0] == gitparse.SYMLINK_MODE.encode():
@@ -311,6 +338,19 @@ class Repository:
         out = self.run("log", "--format=%B%x00", f"{base}..{head}", "--")
         return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]
 
+
+
+def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
+    """The quarantine variables that are set, each checked to name a directory inside this
+    repository: receive-pack puts them there, and anything else is not git's doing."""
+    inside = os.path.realpath(git_dir)
+    for name in QUARANTINE_ENV:
+        for where in filter(None, environ.get(name, "").split(os.pathsep)):
+            real = os.path.realpath(where)
+            if os.path.commonpath([real, inside]) != inside:
+                raise GitError(f"{name} names {where}, outside {git_dir}: git's own quarantine is always "
+                               "inside the repository; unset it")
+    return frozenset(name for name in QUARANTINE_ENV if environ.get(name))
 
 
 def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:

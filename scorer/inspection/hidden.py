@@ -46,7 +46,7 @@ def _on_disk(
     repo: Repository, paths: list[str], index: dict[str, tuple[str, str]]
 ) -> dict[str, tuple[str, str | None]]:
     """(mode, blob id) of each path present on disk, as git would record it, never following a symlink."""
-    modes = {p: st.st_mode for p in paths if (st := files.lstat(os.path.join(repo.root, p))) is not None}
+    modes = {p: st.st_mode for p in paths if (st := files.lstat(os.path.join(repo.work_tree, p))) is not None}
     # Hash only regular files: git would follow a symlink (to /dev/zero, and hang) or block on a FIFO.
     regular = [p for p, mode in modes.items() if stat.S_ISREG(mode)]
     found: dict[str, tuple[str, str | None]] = {
@@ -55,7 +55,7 @@ def _on_disk(
     }
     for p, mode in modes.items():
         if stat.S_ISLNK(mode):
-            target = os.readlink(os.fsencode(os.path.join(repo.root, p)))
+            target = os.readlink(os.fsencode(os.path.join(repo.work_tree, p)))
             found[p] = (gitparse.SYMLINK_MODE, blob_id(target, index.get(p, ("", ""))[1]))
         found.setdefault(p, (oct(mode), None))  # a directory, FIFO or device is never the indexed blob
     return found

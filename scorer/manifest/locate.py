@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -34,6 +35,17 @@ def manifest_location(
     # job_manifest.json into a link to a looser file must still be scored by the one at base.
     rel = _repo_relative(path, root) or _repo_relative(Path(os.path.realpath(path)), root)
     return path, rel
+
+
+def bare_manifest_location(manifest: str | None) -> tuple[Path, str | None]:
+    """In a bare repository (a server) the manifest is a path inside the repository, read at the
+    base commit; only an absolute --manifest names a file on the server's own disk."""
+    if manifest and os.path.isabs(manifest):
+        return Path(manifest), None
+    rel = posixpath.normpath((manifest or DEFAULT_MANIFEST).replace(os.sep, "/"))
+    if rel in (".", "..") or rel.startswith(("../", "/")):
+        raise ManifestError(f"--manifest {manifest!r} is not a path inside the repository")
+    return Path(rel), rel
 
 
 def _repo_relative(path: Path, root: str) -> str | None:

@@ -1,0 +1,87 @@
+"""`score-diff pre-receive`: the server hook; scores each pushed agent ref, non-zero rejects the push.
+
+Install it as `hooks/pre-receive` of the bare repository; git feeds one `<old> <new> <ref>`
+line per pushed ref on stdin. Only refs matching --agent-ref are scored; the report and hints
+go to stderr, which git relays to the pusher as `remote:` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import Context
+from .shared import add_log_db, log_decision
+
+if TYPE_CHECKING:
+    from ..server import Policy, RefDecision, RefUpdate
+
+HELP = "server hook (pre-receive): score each pushed agent ref read from stdin; non-zero rejects the push"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..server import DEFAULT_AGENT_REFS, DEFAULT_BASE
+
+    p.add_argument("--repo", default=".", help="the bare repository (default: the current directory, "
+                   "where git runs its hooks)")
+    p.add_argument("--agent-ref", action="append", metavar="GLOB",
+                   help=f"full ref names to score (repeatable; default {DEFAULT_AGENT_REFS[0]}); "
+                   "every other ref is accepted unscored")
+    p.add_argument("--base", default=DEFAULT_BASE, metavar="REF",
+                   help=f"the approved branch: changes are scored from the merge-base with it, and the "
+                   f"manifest is read from its tip (default {DEFAULT_BASE})")
+    p.add_argument("--manifest", help="the manifest's path inside the repository, read at --base "
+                   "(default job_manifest.json); an absolute path is a file on the server")
+    p.add_argument("--manifest-sha256", metavar="HEX", help="refuse unless the manifest has this sha256")
+    p.add_argument("--deny-delete", action="store_true", help="reject the deletion of an agent ref")
+    add_log_db(p, writes=True)
+    p.set_defaults(receiving=True)  # the decision log's repository is opened as the scoring one is
+
+
+def policy(args: argparse.Namespace) -> Policy:
+    from ..server import DEFAULT_AGENT_REFS, Policy
+
+    return Policy(repo=args.repo, agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS), base=args.base,
+                  manifest=args.manifest, manifest_sha256=args.manifest_sha256, deny_delete=args.deny_delete)
+
+
+def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context) -> int:
+    """Decide every ref, tell the pusher why, log what was scored; the worst exit code."""
+    from ..server import decide, exit_code
+
+    chosen = policy(args)
+    decisions = [decide(u, chosen, ctx.environ, ctx.cwd) for u in updates]
+    for d in decisions:
+        _tell(d, ctx)
+        if d.result is not None:
+            log_decision(d.result, args, ctx)
+    return exit_code(decisions)
+
+
+def _tell(d: RefDecision, ctx: Context) -> None:
+    from ..report.escape import one_line
+    from ..report.text import render
+    from ..server import hints
+
+    ref = one_line(d.update.ref)
+    if d.result is None:
+        verdict = "accepted" if d.exit_code == 0 else "rejected"
+        if d.exit_code or d.note != "not an agent ref; not scored":
+            ctx.stderr.write(f"score-diff: {ref}: {verdict}: {d.note}\n")
+        return
+    ctx.stderr.write(f"score-diff: {ref}: commits from the merge-base with the base branch\n")
+    ctx.stderr.write(render(d.result))
+    if d.exit_code:
+        for line in hints(d.result):
+            ctx.stderr.write(one_line(line) + "\n")
+        ctx.stderr.write(f"score-diff: {ref}: rejected; fix the commits on the branch and push again\n")
+    else:
+        ctx.stderr.write(f"score-diff: {ref}: accepted\n")
+    ctx.stderr.flush()
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..server import parse_lines
+
+    return enforce(parse_lines(ctx.stdin.read()), args, ctx)
