@@ -482,3 +482,21 @@ def test_junit_testcase_table_matches_the_renderer():
     rows = re.findall(r"^\| `([\w-]+)` \| ((?:`[a-z-]+`(?:, )?)+) \|$", doc, re.M)
     assert {name: tuple(re.findall(r"`([a-z-]+)`", codes)) for name, codes in rows} == {
         name: tuple(codes) for name, codes in CHECKS.items()}
+
+
+def test_export_redaction_examples_are_what_scrub_does():
+    import collections
+
+    from scorer.decision_log import scrub
+
+    doc = read(ROOT / "docs/decision-log.md")
+    examples = re.findall(r"^\| `(\w+)` \|[^|]+\| `([^`]+)` → `([^`]+)` \|$", doc, re.M)
+    assert {kind for kind, _, _ in examples} == {"home", "email", "ip"}
+    for kind, before, after in examples:
+        counts: collections.Counter[str] = collections.Counter()
+        assert scrub(before, counts) == after
+        assert set(+counts) == {kind}
+    for prose_example in ("`git@github.com` counts as an e-mail", "`1.2.3.4` counts as an IPv4"):
+        assert prose_example in doc.replace("\n", " ")
+    assert scrub("git@github.com", collections.Counter()) == "<email>"
+    assert scrub("1.2.3.4", collections.Counter()) == "<ip>"
