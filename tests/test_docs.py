@@ -500,3 +500,16 @@ def test_export_redaction_examples_are_what_scrub_does():
         assert prose_example in doc.replace("\n", " ")
     assert scrub("git@github.com", collections.Counter()) == "<email>"
     assert scrub("1.2.3.4", collections.Counter()) == "<ip>"
+
+
+def test_module_map_names_every_module_and_subcommand():
+    from scorer.main import COMMANDS
+
+    doc = read(ROOT / "docs/development.md")
+    for entry in sorted((ROOT / "scorer").iterdir()):
+        if entry.name.startswith("__") or entry.suffix not in (".py", ""):
+            continue
+        named = f"scorer/{entry.name}/" if entry.is_dir() else f"scorer/{entry.name}"
+        assert named in doc or f"`{entry.name}`" in doc, f"add {named} to the module map"
+    for module in set(COMMANDS.values()):  # name -> module name under scorer/commands/
+        assert f"`{module}`" in doc, f"add commands/{module}.py to the module map"
