@@ -160,6 +160,14 @@ class TestOutcome(NamedTuple):
     notes: tuple[str, ...] = ()  # what the report's reader should know about this run (warnings)
 
 
+class CommitMessage(NamedTuple):
+    """One commit message that may carry Blast-Radius trailers or leak a secret."""
+
+    source: str  # "commit <id>" or "message file <name>": where a finding points
+    stored: str  # as git records it: trailers are read from this
+    scanned: str  # what the secret detectors read: every line git might keep
+
+
 class Justification(NamedTuple):
     """An accepted blast-radius justification for one sensitive path."""
 

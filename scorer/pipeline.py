@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import __version__
 from .errors import GitError, ScoreDiffError
 from .inspection import changes
-from .inspection.git import Repository
+from .inspection.git import Repository, cut_at_scissors
 from .model import (
     FAIL,
     PASS,
@@ -27,6 +27,7 @@ from .model import (
     TEST_SKIPPED,
     TEST_TIMEOUT,
     AddedText,
+    CommitMessage,
     Inspection,
     Result,
     TestOutcome,
@@ -66,14 +67,19 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[str]:
+def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[CommitMessage]:
     """Commit messages that may carry Blast-Radius trailers, oldest first."""
-    found = list(reversed(repo.commit_messages(ins.base, ins.head))) if ins.base and ins.head else []
+    found = []
+    if ins.base and ins.head:
+        found = [CommitMessage(f"commit {commit}", text, text)
+                 for commit, text in reversed(repo.commit_messages(ins.base, ins.head))]
     for name in opts.message_files:
         try:
-            found.append(Path(opts.cwd, name).read_text(encoding="utf-8", errors="replace"))
+            raw = Path(opts.cwd, name).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise ScoreDiffError(f"cannot read message file {name}: {exc.strerror or exc}") from exc
+        # git cleans the message after the commit-msg hook: trailers count only if they survive.
+        found.append(CommitMessage(f"message file {name}", repo.message_as_stored(raw), cut_at_scissors(raw)))
     return found
 
 

@@ -28,6 +28,14 @@ FLAGGED = [
     ("services/api/.env.local", "env"),
     (".env.example", "env"),
     (".envrc", "env"),
+    # package-manager
+    (".npmrc", "package-manager"),
+    ("web/.yarnrc.yml", "package-manager"),
+    (".pnpmfile.cjs", "package-manager"),
+    # dev-environment
+    (".devcontainer/devcontainer.json", "dev-environment"),
+    (".devcontainer.json", "dev-environment"),
+    (".mcp.json", "dev-environment"),
     (".ENV", "env"),
     # migration
     ("migrations/0042_add_users_index.sql", "migration"),
@@ -334,6 +342,8 @@ def test_categories_are_stable_ids() -> None:
         "ci",
         "build",
         "lockfile",
+        "package-manager",
+        "dev-environment",
         "infra",
         "k8s",
         "auth",

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from ..manifest.load import Manifest
-from ..model import Inspection, Justification, Violation
+from ..model import CommitMessage, Inspection, Justification, Violation
 from . import justify, sensitive
 
 
@@ -20,7 +20,7 @@ def count_lines(data: bytes | None) -> int | None:
 def check_blast_radius(
     ins: Inspection,
     manifest: Manifest,
-    messages: Sequence[str],
+    messages: Sequence[CommitMessage],
     read_file: Callable[[str], bytes | None],
     manifest_in_repo: str | None,
     defer: bool = False,
@@ -32,7 +32,7 @@ def check_blast_radius(
         exempt=frozenset(manifest.sensitive_exempt),
         manifest_path=manifest_in_repo,
     )
-    claims = justify.parse_trailers(messages)
+    claims = justify.parse_trailers([m.stored for m in messages], sources=[m.source for m in messages])
     violations, accepted = justify.evaluate(
         ins.changed, claims, allowed_paths=manifest.allowed_paths, is_sensitive=is_sensitive,
         line_count=lambda path: count_lines(read_file(path)),

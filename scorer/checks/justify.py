@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
+from ..manifest.globs import is_glob
 from ..model import ChangedPath, Justification, Violation
 from .sensitive import SensitiveHit, normalize_path
 
@@ -179,7 +180,10 @@ def _sensitive_message(path: str, hit: SensitiveHit, claim: Claim | None, listed
         asks.append(f'add to the commit message: "Blast-Radius: {path}" / ' + " / ".join(missing))
     elif missing:
         asks.append(f'add to the commit message under "Blast-Radius: {path}": ' + " / ".join(missing))
-    if not listed:
+    if not listed and is_glob(path):
+        asks.append(f"rename it: its name holds glob characters, so no allowed_paths entry names it exactly "
+                    f"({path!r}; a glob never grants a sensitive path)")
+    elif not listed:
         asks.append(f"name it exactly in allowed_paths ({path!r}; a glob never grants a sensitive path)")
     return f"{path} is a sensitive path ({hit.category}: {hit.reason}); " + "; ".join(asks)
 
@@ -218,7 +222,9 @@ def evaluate(
     line_count: Callable[[str], int | None],
 ) -> tuple[list[Violation], list[Justification]]:
     """Apply the blast-radius rule to every side of every changed path."""
-    listed = {normalize_path(p) for p in allowed_paths}
+    # An entry with glob metacharacters is a glob whatever it spells: a file literally named
+    # `.github/workflows/*.yml` is matched by it, never named by it.
+    listed = {p for p in map(normalize_path, allowed_paths) if not is_glob(p)}
     by_path = {c.path: c for c in claims}
     violations: list[Violation] = []
     accepted: list[Justification] = []

@@ -120,6 +120,9 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
             "Makefile",
             "GNUmakefile",
             "*.mk",
+            "Containerfile",
+            "Containerfile.*",
+            "*.containerfile",
         ),
         "build files decide what is built, run and shipped",
     ),
@@ -141,6 +144,17 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
             "composer.lock",
         ),
         "lockfiles pin exactly which third-party code runs",
+    ),
+    SensitiveRule(
+        "package-manager",
+        (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"),
+        "package manager settings hold registry credentials and can run code (yarnPath, pnpmfile hooks)",
+    ),
+    SensitiveRule(
+        "dev-environment",
+        (".devcontainer/", ".devcontainer.json", ".mcp.json"),
+        "runs commands on the machine of whoever opens the repository: dev container lifecycle commands, "
+        "an agent's MCP servers",
     ),
     SensitiveRule(
         "infra",

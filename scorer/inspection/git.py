@@ -113,6 +113,9 @@ class Repository:
         self._refuse_another_worktree(environ, where)
         kept = _KEPT_ENV | (_quarantine(environ, git_dir) if receiving else frozenset())
         self._env = git_environment(environ, self.git_dir, self.root, kept)
+        # `git -c core.commentChar=X commit` reaches a hook only through these: the config the
+        # commit will clean its message with, read only by message_as_stored.
+        self._commit_env = {**self._env, **{k: v for k, v in environ.items() if k.startswith("GIT_CONFIG")}}
         self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
 
     @property
@@ -141,13 +144,15 @@ class Repository:
                                "repository git commits to, or unset it")
 
     # -- running git -------------------------------------------------------
-    def start(self, *args: str, stdin: bool = False, literal: bool = False) -> subprocess.Popen[bytes]:
+    def start(
+        self, *args: str, stdin: bool = False, literal: bool = False, env: Mapping[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         """Start git without waiting, so several calls and Python's own work overlap."""
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
         try:
             proc = subprocess.Popen(
-                argv, cwd=self.root, env=self._env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                argv, cwd=self.root, env=self._env if env is None else env,
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             )
         except OSError as exc:
             raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
@@ -205,8 +210,11 @@ class Repository:
             raise GitError(f"could not read git's output: {broken[0]}")
         _check(proc, b"".join(errors), (0,))
 
-    def run(self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False) -> bytes:
-        return self.finish(self.start(*args, stdin=stdin is not None, literal=literal), stdin, ok)
+    def run(
+        self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        return self.finish(self.start(*args, stdin=stdin is not None, literal=literal, env=env), stdin, ok)
 
     # -- refs ----------------------------------------------------------------
     def head(self) -> str | None:
@@ -334,10 +342,48 @@ class Repository:
         patch = self.run("diff", *plain, "--src-prefix=a/", "--dst-prefix=b/", base, head)
         return (stat + b"\n" + patch).decode("utf-8", "replace")
 
-    def commit_messages(self, base: str, head: str) -> list[str]:
-        out = self.run("log", "--format=%B%x00", f"{base}..{head}", "--")
-        return [m.decode("utf-8", "replace") for m in out.split(b"\0") if m.strip()]
+    def commit_messages(self, base: str, head: str) -> list[tuple[str, str]]:
+        """(commit id, message as stored) of each commit in base..head, newest first."""
+        out = self.run("log", "--format=%H%n%B%x00", f"{base}..{head}", "--")
+        found = []
+        for record in out.split(b"\0"):
+            commit, _, message = record.strip(b"\n").partition(b"\n")
+            if commit:
+                found.append((commit.decode("ascii"), message.decode("utf-8", "replace")))
+        return found
 
+    def message_as_stored(self, text: str) -> str:
+        """A commit-msg hook's message as `git commit` will record it, read the strictest way.
+
+        git cleans the message *after* the hook runs, with a mode the hook cannot see (`--cleanup`
+        on the command line, or an editor); so every mode that could strip a line is assumed: the
+        text below a scissors line goes, then every line starting with a comment character the
+        commit could use (core.commentChar, also from `git -c`; `auto` means any of git's candidates).
+        """
+        text = cut_at_scissors(text)
+        out = self.run("config", "-z", "--get-regexp", r"^core\.comment(char|string)$", ok=(0, 1),
+                       env=self._commit_env)
+        values = [r.partition(b"\n")[2].decode("utf-8", "replace") for r in out.split(b"\0") if r]
+        comment = values[-1] if values else "#"
+        if comment.lower() == "auto":
+            text = "".join(line for line in text.splitlines(True) if line[:1] not in _AUTO_COMMENT_CHARS)
+            comment = "#"
+        stored = self.run("-c", f"core.commentChar={comment}", "stripspace", "--strip-comments",
+                          stdin=text.encode("utf-8", "surrogateescape"))
+        return stored.decode("utf-8", "replace")
+
+
+
+# `git commit -v` appends the diff below this line; git drops it (any comment character).
+_SCISSORS = re.compile(r"^\S\s*-{3,}\s*>8\s*-{3,}\s*$", re.MULTILINE)
+# The characters `core.commentChar=auto` may choose (git's builtin/commit.c).
+_AUTO_COMMENT_CHARS = frozenset("#;@!$%^&|:")
+
+
+def cut_at_scissors(text: str) -> str:
+    """`text` above git's scissors line: the message, without the diff `git commit -v` adds."""
+    m = _SCISSORS.search(text)
+    return text if m is None else text[: m.start()]
 
 
 def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
