@@ -1,15 +1,26 @@
 """verify-report: does a JSON report say PASS for exactly these facts?
 
 A report is evidence only for what it was bound to. Before a merge trusts one, it
-must be a real PASS (not shadow, exit 0, no violations) and its binding must name
-the manifest, base and head the merge is about.
+must be a real PASS (not shadow, exit 0, no violations, the required test run and
+passed) and its binding must name the manifest, base and head the merge is about.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .model import PASS
+from .model import PASS, TEST_PASSED, TEST_SKIPPED
+
+
+def _test_problems(report: dict[str, Any], allow_skipped_test: bool) -> list[str]:
+    """A PASS vouches for the required test only if the test ran and passed."""
+    test = report.get("test")
+    status = test.get("status") if isinstance(test, dict) else None
+    if status == TEST_PASSED or (allow_skipped_test and status == TEST_SKIPPED):
+        return []
+    if status == TEST_SKIPPED:
+        return ["the required test was skipped (--skip-test); pass --allow-skipped-test to accept that"]
+    return [f"test.status is {status!r}, not 'passed'"]
 
 
 def _verdict_problems(report: dict[str, Any]) -> list[str]:
@@ -43,14 +54,16 @@ def verify_report(
     base: str | None,
     head: str | None,
     change_digest: str | None = None,
+    allow_skipped_test: bool = False,
 ) -> list[str]:
     """Problems that stop `report` from vouching for these facts; empty means it does.
 
-    Facts given as None are not checked. `base` and `head` are full commit ids.
+    Facts given as None are not checked. `base` and `head` are full commit ids. The required
+    test must have passed; with `allow_skipped_test`, a run with --skip-test is accepted too.
     """
     if not isinstance(report, dict):
         return ["report is not a JSON object"]
-    problems = _verdict_problems(report)
+    problems = _verdict_problems(report) + _test_problems(report, allow_skipped_test)
     binding = report.get("binding")
     if not isinstance(binding, dict):
         return [*problems, "report has no binding object"]

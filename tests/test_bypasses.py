@@ -837,7 +837,7 @@ def test_hand_written_report_does_not_verify(agent: GitRepo, tmp_path: Path) -> 
     head = agent.commit("bad")
     main = agent.git("rev-parse", "main").stdout.strip()
     forged = {"result": "PASS", "exit_code": 0, "shadow": False, "violations": [], "mode": "range",
-              "binding": {"manifest_sha256": hashlib.sha256(agent.manifest_path.read_bytes()).hexdigest(),
+              "test": {"status": "passed"}, "binding": {"manifest_sha256": hashlib.sha256(agent.manifest_path.read_bytes()).hexdigest(),
                           "base": main, "head": head}}
     report = tmp_path / "forged.json"
     report.write_text(json.dumps(forged), encoding="utf-8")

@@ -50,11 +50,13 @@ def test_verify_report_binds_a_pass_to_its_commits(branch: GitRepo, tmp_path):
     branch.commit("fix")
     report = tmp_path / "report.json"
     manifest = branch.root / "job_manifest.json"
-    run_cli(["--repo", str(branch.root), "--base", "main", "--skip-test", "--manifest", str(manifest),
+    run_cli(["--repo", str(branch.root), "--base", "main", "--manifest", str(manifest),
              "--format", "json", "--output", str(report)])
     assert json.loads(report.read_text())["result"] == "PASS"
     verify = ["verify-report", str(report), "--repo", str(branch.root), "--base", "main", "--manifest", str(manifest)]
-    assert run_cli(verify) == (0, "RESULT: PASS (report binds to this merge)\n")
+    code, text = run_cli(verify)
+    assert code == 0
+    assert text.endswith("checked test: passed\nRESULT: PASS (report binds to this merge)\n")
     branch.write("allowed/a.py", "changed again after the report\n")
     branch.commit("later")
     code, text = run_cli(verify)

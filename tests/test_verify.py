@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from scorer.model import Result
+from scorer.model import TestOutcome as Outcome
 from scorer.report.facts import to_dict
 from scorer.verify import verify_report
 
@@ -28,6 +29,7 @@ def good_report() -> dict:
         manifest_path="job_manifest.json",
         manifest_sha256=SHA,
         version="0.1.0",
+        test=Outcome("passed", ("pytest",), 0),
     )
     return to_dict(result)
 
@@ -78,6 +80,9 @@ def _with(**changes: object) -> dict:
         (good_report(), {"change_digest": "ee" * 32}, "binding.change_digest"),
         (_with(binding=None), {}, "no binding object"),
         (_with(binding__head=7), {}, "binding.head is 7"),
+        (_with(test__status="skipped"), {}, "the required test was skipped"),
+        (_with(test__status="not-run"), {}, "test.status is 'not-run'"),
+        (_with(test=None), {}, "test.status is None"),
     ],
 )
 def test_each_problem_is_reported(report, facts, problem):
@@ -87,7 +92,7 @@ def test_each_problem_is_reported(report, facts, problem):
 
 def test_missing_everything_lists_every_problem():
     problems = check({})
-    assert len(problems) == 4  # result, exit_code, shadow, binding
+    assert len(problems) == 5  # result, exit_code, shadow, test, binding
 
 
 def test_not_an_object():
