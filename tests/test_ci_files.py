@@ -26,6 +26,12 @@ KNOWN_FLAGS = frozenset(
 # score-diff as a command: at the start of a line or after ; & | $( , possibly by path.
 INVOCATION = re.compile(r"(?:^|[;&|]|\$\()\s*\"?(?:[^\s\"]*/)?score-diff(?=[\"\s]|$)", re.M)
 INPUT_EXPR = re.compile(r"\$\{\{ inputs\.([\w-]+) \}\}")
+
+
+def _input_name(expr: str) -> str:
+    match = INPUT_EXPR.fullmatch(expr)
+    assert match is not None, expr
+    return match.group(1)
 LONG_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 
@@ -145,7 +151,7 @@ def _run_score_step(tmp_path: Path, **inputs: str) -> tuple[int, list[str], str]
         "PATH": os.environ["PATH"],
         "RUNNER_TEMP": str(tmp_path),
         "GITHUB_OUTPUT": str(tmp_path / "output"),
-        **{name: env_inputs[INPUT_EXPR.fullmatch(expr).group(1)] for name, expr in step["env"].items()},
+        **{name: env_inputs[_input_name(expr)] for name, expr in step["env"].items()},
     }
     proc = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
     argv_file = tmp_path / "argv"

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = json.loads((ROOT / "tests/schemas/sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
 RENDER = {fmt: (lambda result, fmt=fmt: render(fmt, result)) for fmt in FORMATS}
-FORMATS = sorted(RENDER)
+FORMAT_NAMES = sorted(RENDER)
 
 # Paths a hostile or careless job can create; each must survive every format.
 SPACE = "docs/a b.md"
@@ -211,7 +211,7 @@ def binding_of(result: Result) -> list[str]:
 
 
 @pytest.mark.parametrize("shadow", [False, True])
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_every_code_path_justification_and_warning_survives(fmt, shadow):
     result = rich_result(shadow=shadow)
     text = readable(fmt, RENDER[fmt](result))
@@ -220,7 +220,7 @@ def test_every_code_path_justification_and_warning_survives(fmt, shadow):
 
 
 @pytest.mark.parametrize("shadow", [False, True])
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_every_binding_fact_survives(fmt, shadow):
     result = rich_result(shadow=shadow)
     text = readable(fmt, RENDER[fmt](result))
@@ -228,7 +228,7 @@ def test_every_binding_fact_survives(fmt, shadow):
     assert missing == []
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_empty_pass_renders(fmt):
     result = Result(verdict=PASS, exit_code=0, job_id=None, mode="worktree", version=VERSION)
     assert RENDER[fmt](result).endswith("\n")
@@ -489,7 +489,7 @@ def test_docs_examples_are_exact_output():
         assert shown == RENDER[fmt](example_result()), fmt
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_a_code_newer_than_the_tables_is_still_reported(fmt):
     result = rich_result()._replace(violations=(Violation("brand-new-check", "msg", "a.py", 3),))
     assert "brand-new-check" in readable(fmt, RENDER[fmt](result))

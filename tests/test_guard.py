@@ -78,6 +78,7 @@ def test_recorded_payload(guarded: Guarded, case: str):
     agent = case.split("/")[0]
     data = json.loads((FIXTURES / f"{case}.json").read_text())
     payload = _fill(data["payload"], guarded.repo.root)
+    assert isinstance(payload, dict)
     code, out, err = guarded.send(payload, agent)
     expected = data["expect"]
     if agent == "codex":  # Codex blocks on exit 2 and reads stderr; it cannot ask, so ask is a deny

@@ -89,7 +89,7 @@ def test_scoring_in_small_batches_finds_exactly_what_one_batch_finds(committed: 
 )
 def test_colour_only_where_asked_for(choice, tty, no_color, expected):
     stream = io.StringIO()
-    stream.isatty = lambda: tty  # type: ignore[method-assign]
+    stream.isatty = lambda: tty
     assert use_colour(choice, stream, {"NO_COLOR": no_color} if no_color else {}) is expected
 
 

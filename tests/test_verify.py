@@ -96,4 +96,4 @@ def test_missing_everything_lists_every_problem():
 
 
 def test_not_an_object():
-    assert verify_report([], manifest_sha256=None, base=None, head=None) == ["report is not a JSON object"]  # type: ignore[arg-type]
+    assert verify_report([], manifest_sha256=None, base=None, head=None) == ["report is not a JSON object"]
