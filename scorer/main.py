@@ -35,6 +35,8 @@ COMMANDS: dict[str, str] = {
     "serve": "serve",
     "pre-receive": "pre_receive",
     "update": "update",
+    "init": "init",
+    "install-hook": "install_hook",
 }
 
 

@@ -254,6 +254,14 @@ class Repository:
             found.append("an abbreviated commit id")
         return found
 
+    def hooks_dir(self) -> str:
+        """Where git looks for this repository's hooks (core.hooksPath, or hooks/ in the git dir)."""
+        return self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip()
+
+    def file_names(self) -> list[str]:
+        """Tracked and untracked, not ignored, files of the working tree (a starter manifest reads them)."""
+        return gitparse.split_z(self.run("ls-files", "-z", "-c", "-o", "--exclude-standard"))
+
     def merge_base(self, base: str, head: str) -> str:
         out = self.run("merge-base", base, head, ok=(0, 1))
         if not out.strip():

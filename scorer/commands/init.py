@@ -1,0 +1,90 @@
+"""`score-diff init`: a starter manifest read off the repository and the hook configuration, in one command.
+
+Idempotent: a file that is already there and differs is kept (pass --force to overwrite).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from . import Context, install_hook
+from .shared import add_repo, repository
+
+HELP = "write a starter manifest and the hook configuration, then print the next steps"
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_repo(p)
+    p.add_argument("--job", help="the job's id (default: <directory name>-job)")
+    p.add_argument("--hooks", choices=("git", "pre-commit", "none"), default="git",
+                   help="git: .git/hooks scripts, working at once (default); pre-commit: a repo: local "
+                   f"{PRE_COMMIT_CONFIG} for the pre-commit framework; none: the manifest only")
+    p.add_argument("--branches", action="append", metavar="GLOB",
+                   help="the hooks score branches matching GLOB (repeatable; default agent-*)")
+    p.add_argument("--force", action="store_true", help="overwrite files that exist and differ")
+
+
+def _python(root: str) -> str:
+    venv = os.path.join(root, ".venv", "bin", "python")
+    return ".venv/bin/python" if os.path.exists(venv) else "python3"
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..manifest.load import parse_manifest
+    from ..manifest.locate import DEFAULT_MANIFEST
+    from ..setup.detect import starter_manifest
+    from ..setup.hooks import describe, pre_commit_config, write_file
+
+    repo = repository(args, ctx)
+    root = repo.work_tree
+    job = args.job or f"{os.path.basename(root)}-job"
+    created = [DEFAULT_MANIFEST + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
+    files = sorted({*repo.file_names(), *created})
+    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, DEFAULT_MANIFEST,
+                                          _python(root))
+    text = json.dumps(manifest, indent=2) + "\n"
+    parse_manifest(text.encode(), "the starter manifest")  # what init writes always validates
+    # A manifest or config already there is the user's (edited, as step 1 says): kept, not an error.
+    ctx.stdout.write(describe(write_file(Path(root, DEFAULT_MANIFEST), text, args.force), DEFAULT_MANIFEST) + "\n")
+    installed = True
+    if args.hooks == "pre-commit":
+        w = write_file(Path(root, PRE_COMMIT_CONFIG), pre_commit_config(args.branches or ["agent-*"]), args.force)
+        ctx.stdout.write(describe(w, PRE_COMMIT_CONFIG) + "\n")
+    elif args.hooks == "git":
+        installed = install_hook.install(args, ctx)  # a hook of someone else's kept: the gate is not on
+    ctx.stdout.write(_next_steps(args, manifest, commands, repo.branch()))
+    return 0 if installed else 1
+
+
+def _read(root: str, rel: str) -> bytes | None:
+    try:
+        return Path(root, rel).read_bytes()
+    except OSError:
+        return None
+
+
+def _next_steps(args: argparse.Namespace, manifest: dict[str, object], commands: list[tuple[str, ...]],
+                branch: str | None) -> str:
+    import shlex
+
+    base = branch or "main"
+    test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
+    found = "; also found: " + ", ".join(shlex.join(c) for c in commands[1:]) if len(commands) > 1 else ""
+    hooks = {"git": "the hooks are installed in this clone (score-diff install-hook in every other clone)",
+             "pre-commit": f"run `pre-commit install` (it reads default_install_hook_types from {PRE_COMMIT_CONFIG})",
+             "none": "no hooks written (score-diff install-hook, or score-diff init --hooks pre-commit)"}
+    commit = " ".join(["job_manifest.json", "job_manifest.json.sha256",
+                       *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])])
+    return f"""next steps:
+  1. edit job_manifest.json: allowed_paths to the files this job may change; required_test is `{test}`{found}
+  2. pin it: score-diff pin   (writes job_manifest.json.sha256; a changed manifest then fails to score)
+  3. commit the fence on the base branch before the agent starts:
+     git switch {base} && git add {commit} && git commit -m "score-diff: job fence"
+  4. hooks: {hooks[args.hooks]}
+  5. start the agent on a branch named agent-<job> (git switch -c agent-{manifest["job_id"]});
+     CI: score-diff --base {base}; a git server: score-diff pre-receive (docs/teams.md)
+"""

@@ -1,0 +1,1 @@
+"""One-command set-up: a starter manifest read off the repository, and the hook configuration."""
