@@ -181,3 +181,21 @@ def test_hardened_python_variables(ready: GitRepo, monkeypatch, test_env: list[s
     ready.manifest(required_test=py(check), test_env=test_env)
     out = ready.score(skip_test=False)
     assert out.exit_code == 0, out.text
+
+
+@pytest.mark.parametrize(
+    ("venv", "path", "kept"),
+    [
+        # pre-commit's own environment for a `language: python` hook: dropped
+        ("/c/pre-commit/repoX/py_env-python3.11", "/c/pre-commit/repoX/py_env-python3.11/bin:/usr/bin", "/usr/bin"),
+        # the user's activated virtualenv under a `language: system` hook: kept, it is the project's
+        ("/home/u/proj/.venv", "/home/u/proj/.venv/bin:/usr/bin", "/home/u/proj/.venv/bin:/usr/bin"),
+        # a sibling whose name merely starts like the environment is not inside it
+        ("/c/py_env-3", "/c/py_env-3/bin:/c/py_env-3x/bin", "/c/py_env-3x/bin"),
+    ],
+)
+def test_only_pre_commits_own_environment_leaves_the_tests_path(venv: str, path: str, kept: str) -> None:
+    from scorer.testrun.environment import test_environment
+
+    env = test_environment({"PATH": path, "PRE_COMMIT": "1", "VIRTUAL_ENV": venv}, ())
+    assert env["PATH"] == kept

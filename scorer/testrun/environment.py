@@ -40,11 +40,18 @@ def _search_path(path: str, environ: Mapping[str, str]) -> str:
     # and where the job writes (ignored files included): a `python3` there would come first.
     keep = [p for p in path.split(os.pathsep) if p and os.path.isabs(p)]
     venv = environ.get("VIRTUAL_ENV")
-    if environ.get("PRE_COMMIT") == "1" and venv:
-        # Inside a pre-commit hook, PATH starts with score-diff's own venv; the
-        # project's test must run with the project's interpreter, not ours.
-        keep = [p for p in keep if not p.startswith(venv)]
+    if environ.get("PRE_COMMIT") == "1" and venv and os.path.basename(venv.rstrip(os.sep)).startswith("py_env-"):
+        # Inside a `language: python` hook, PATH starts with the environment pre-commit built
+        # for score-diff (named py_env-<version>); the project's test must run with the
+        # project's interpreter, not ours. A `language: system` hook run from the user's own
+        # activated virtualenv keeps it: that is the project's interpreter.
+        keep = [p for p in keep if not _inside(p, venv)]
     return os.pathsep.join(keep)
+
+
+def _inside(entry: str, directory: str) -> bool:
+    entry, directory = os.path.normpath(entry), os.path.normpath(directory)
+    return entry == directory or entry.startswith(directory + os.sep)
 
 
 def program_inside(argv0: str, env: Mapping[str, str], root: str) -> str | None:
