@@ -72,6 +72,7 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
             ".cursor/",
             ".gemini/",
             ".github/hooks/",
+            ".github/copilot/",  # Copilot's repository settings: inline hooks and disableAllHooks
         ),
         "configures the gate itself: the job manifest, its pin, hooks (git's or the agents'), or what git sees",
     ),
