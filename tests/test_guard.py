@@ -73,6 +73,28 @@ def answer_action(agent: str, code: int, stdout: str) -> str:
     return decision
 
 
+def observed(agent: str, code: int, out: str, err: str) -> str:
+    """What the agent makes of the answer, read the way its documentation says it reads one."""
+    if agent == "codex":  # exit 2 with a reason on stderr blocks; stdout stays empty
+        assert out == "" and (err.strip() != "") == (code == 2)
+        return "deny" if code == 2 else "allow"
+    if agent == "gemini":  # exit 2 blocks with stderr as the reason; the JSON says the same
+        if code == 0:
+            assert (out, err) == ("", "")
+            return "allow"
+        body = json.loads(out)
+        assert code == 2 and body["decision"] == "deny" and body["reason"] + "\n" == err
+        return "deny"
+    if agent == "copilot":  # only a JSON deny on exit 0 blocks; exit 2 would be a warning
+        assert code == 0
+        if not out:
+            return "allow"
+        body = json.loads(out)
+        assert body["permissionDecision"] == "deny" and body["permissionDecisionReason"]
+        return "deny"
+    return answer_action(agent, code, out)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_recorded_payload(guarded: Guarded, case: str):
     agent = case.split("/")[0]
@@ -81,14 +103,10 @@ def test_recorded_payload(guarded: Guarded, case: str):
     assert isinstance(payload, dict)
     code, out, err = guarded.send(payload, agent)
     expected = data["expect"]
-    if agent == "codex":  # Codex blocks on exit 2 and reads stderr; it cannot ask, so ask is a deny
-        action = "deny" if code == 2 else "allow"
-        assert out == ""
-        assert (err.strip() != "") == (code == 2)
-        want = "deny" if expected["action"] == "ask" else expected["action"]
-    else:
-        action, want = answer_action(agent, code, out), expected["action"]
-    assert action == want, (out, err)
+    want = expected["action"]
+    if agent != "claude" and want == "ask":  # only Claude Code can ask; the others are told deny
+        want = "deny"
+    assert observed(agent, code, out, err) == want, (out, err)
     row = guarded.last()
     codes = [v["code"] for v in row["violations"]]
     assert (codes[0] if codes else "ok") == expected["code"], row
@@ -175,6 +193,39 @@ def test_without_prompt_ids_a_turn_ends_at_user_prompt_submit(sensitive: Guarded
     assert sensitive.send(other_session)[0] == 2
 
 
+@pytest.mark.parametrize(
+    ("agent", "write", "prompt"),
+    [
+        (
+            "gemini",
+            {
+                "hook_event_name": "BeforeTool",
+                "tool_name": "write_file",
+                "tool_input": {"file_path": "Makefile", "content": "all:\n"},
+            },
+            {"hook_event_name": "BeforeAgent", "prompt": "go on"},
+        ),
+        (
+            "copilot",
+            {"toolName": "edit", "toolArgs": json.dumps({"path": "Makefile", "new_str": "all:"})},
+            {"prompt": "go on"},
+        ),
+    ],
+)
+def test_turns_end_at_the_agents_own_prompt_event(sensitive: Guarded, agent: str, write: dict, prompt: dict):
+    """Neither sends a turn id: the sensitive prompt comes once per path until the user's next prompt."""
+    session = {"session_id": "s1"} if agent == "gemini" else {"sessionId": "s1"}
+    write = {**session, "cwd": str(sensitive.repo.root), **write}
+    prompt = {**session, "cwd": str(sensitive.repo.root), **prompt}
+    code, out, err = sensitive.send(write, agent)
+    assert observed(agent, code, out, err) == "deny" and "Makefile is a sensitive path" in out
+    assert sensitive.send(write, agent) == (0, "", "")  # the retry, in the same turn
+    assert sensitive.send(prompt, agent) == (0, "", "")
+    assert observed(agent, *sensitive.send(write, agent)) == "deny"  # a new turn grants nothing
+    other = {**write, **({"session_id": "s2"} if agent == "gemini" else {"sessionId": "s2"})}
+    assert observed(agent, *sensitive.send(other, agent)) == "deny"
+
+
 def test_sensitive_path_not_named_exactly_is_denied_outright(committed: GitRepo):
     committed.manifest(allowed_paths=["**"])
     g = Guarded(committed)
@@ -230,10 +281,44 @@ def test_retry_needs_the_justification_in_the_transcript(sensitive: Guarded, mes
         b'{"tool_name": "Write", "cwd": "/", "tool_input": "x"}',
     ],
 )
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot"])
 def test_invalid_payloads_deny_with_the_blocking_exit_code(guarded: Guarded, raw: bytes, agent: str):
     code, out, err = guarded.send(raw, agent)
-    assert code == 2 and "score-diff guard blocked this call" in err and len(err.strip().splitlines()) == 1
+    assert observed(agent, code, out, err) == "deny"
+    assert "score-diff guard blocked this call" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"hook_event_name": "BeforeTool", "cwd": "{repo}", "tool_name": 7, "tool_input": {}}',
+        b'{"hook_event_name": "BeforeTool", "cwd": "{repo}", "tool_name": "write_file", "tool_input": null}',
+        b'{"hook_event_name": "BeforeTool", "cwd": ["{repo}"], "tool_name": "write_file", "tool_input": {}}',
+        b'{"hook_event_name": "BeforeTool", "cwd": "{repo}", "session_id": 1, "tool_name": "read_file", "tool_input": {}}',
+        b'{"hook_event_name": "BeforeTool", "cwd": "{repo}", "tool_name": "replace", "tool_input": {"file_path": 1}}',
+    ],
+)
+def test_gemini_wrong_types_deny(guarded: Guarded, raw: bytes):
+    code, out, err = guarded.send(raw.replace(b"{repo}", str(guarded.repo.root).encode()), "gemini")
+    assert observed("gemini", code, out, err) == "deny" and guarded.last()["violations"][0]["code"] == "invalid-payload"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"cwd": "{repo}", "toolName": 7, "toolArgs": "{}"}',
+        b'{"cwd": "{repo}", "toolName": "bash", "toolArgs": "[1]"}',
+        b'{"cwd": "{repo}", "toolName": "bash", "toolArgs": "{\\"command\\": 1}"}',
+        b'{"cwd": "{repo}", "sessionId": [], "toolName": "view", "toolArgs": "{}"}',
+        b'{"cwd": "{repo}", "toolName": "bash"}',
+        b'{"cwd": "relative", "toolName": "view", "toolArgs": "{}"}',
+    ],
+)
+def test_copilot_wrong_types_deny(guarded: Guarded, raw: bytes):
+    code, out, err = guarded.send(raw.replace(b"{repo}", str(guarded.repo.root).encode()), "copilot")
+    assert (
+        observed("copilot", code, out, err) == "deny" and guarded.last()["violations"][0]["code"] == "invalid-payload"
+    )
 
 
 def test_missing_manifest_denies(committed: GitRepo):
@@ -271,7 +356,39 @@ def test_an_unexpected_exception_denies(guarded: Guarded, monkeypatch: pytest.Mo
 
 def test_bad_command_line_still_blocks():
     code, _, err = run_guard(["--bogus"], b"{}")
-    assert code == 2 and "the call is blocked" in err
+    assert code == 2 and "blocked this call: bad command line" in err
+
+
+@pytest.mark.parametrize(
+    ("agent", "blocking_exit", "field"),
+    [
+        ("claude", 2, "hookSpecificOutput"),
+        ("codex", 2, None),
+        ("gemini", 2, "decision"),
+        ("copilot", 0, "permissionDecision"),
+    ],
+)
+def test_bad_command_line_blocks_in_the_agents_own_way(agent: str, blocking_exit: int, field: str | None):
+    code, out, err = run_guard([f"--agent={agent}", "--bogus"], b"{}")
+    assert code == blocking_exit and "blocked this call: bad command line" in err
+    assert (field in json.loads(out)) if field else out == ""  # Copilot blocks only on the JSON, exit 0
+
+
+@pytest.mark.parametrize("agent", ["gemini", "copilot"])
+def test_a_crash_outside_the_pipeline_still_blocks(agent: str, monkeypatch: pytest.MonkeyPatch, capsys):
+    from scorer.commands import guard as command
+
+    def boom(*args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(command, "run_argv", boom)
+    code = command.run_hook(["--agent", agent])
+    out, err = capsys.readouterr()
+    assert "blocked this call: unexpected RuntimeError" in err
+    if agent == "copilot":
+        assert code == 0 and json.loads(out)["permissionDecision"] == "deny"
+    else:
+        assert code == 2 and json.loads(out)["decision"] == "deny"
 
 
 def test_huge_content_is_checked_not_skipped(guarded: Guarded):

@@ -134,6 +134,93 @@ def test_install_merges_and_keeps_the_users_hooks(committed: GitRepo, agent: str
     assert data["hooks"]["UserPromptSubmit"] == [{"hooks": guard["hooks"]}]
 
 
+def test_install_gemini_merges_into_project_settings(committed: GitRepo):
+    target = committed.root / ".gemini" / "settings.json"
+    target.parent.mkdir()
+    mine = {"matcher": "write_file|replace", "hooks": [{"name": "lint", "type": "command", "command": "./lint.sh"}]}
+    target.write_text(json.dumps({"hooksConfig": {"enabled": True}, "hooks": {"BeforeTool": [mine]}}))
+    for _ in range(2):  # a second install adds nothing
+        assert cli.main(["guard", "install", "--agent", "gemini"], stdout=io.StringIO(), cwd=str(committed.root)) == 0
+    data = json.loads(target.read_text())
+    guard = [{"type": "command", "command": "score-diff guard --agent gemini"}]
+    assert data["hooksConfig"] == {"enabled": True} and data["hooks"]["BeforeTool"] == [
+        mine,
+        {"matcher": "*", "hooks": guard},
+    ]
+    assert data["hooks"]["BeforeAgent"] == [{"hooks": guard}]
+
+
+def test_install_copilot_writes_its_own_hooks_file_and_merges_it(committed: GitRepo):
+    hooks = committed.root / ".github" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "mine.json").write_text('{"version": 1, "hooks": {"preToolUse": []}}')
+    target = hooks / "score-diff.json"
+    mine = {"type": "command", "bash": "./audit.sh", "matcher": "bash"}
+    target.write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [mine], "sessionEnd": [mine]}}))
+    for _ in range(2):
+        assert cli.main(["guard", "install", "--agent", "copilot"], stdout=io.StringIO(), cwd=str(committed.root)) == 0
+    data = json.loads(target.read_text())
+    command = "score-diff guard --agent copilot"
+    guard = {"type": "command", "bash": command, "powershell": command, "timeoutSec": 30}
+    assert data == {
+        "version": 1,
+        "hooks": {"preToolUse": [mine, guard], "sessionEnd": [mine], "userPromptSubmitted": [guard]},
+    }
+    assert (hooks / "mine.json").read_text() == '{"version": 1, "hooks": {"preToolUse": []}}'
+
+
+@pytest.mark.parametrize(
+    ("agent", "path", "content"),
+    [
+        ("copilot", ".github/hooks/score-diff.json", '{"version": 2, "hooks": {}}'),
+        ("gemini", ".gemini/settings.json", '{"hooks": {"BeforeTool": {}}}'),
+        ("gemini", ".gemini/settings.json", "[]"),
+    ],
+)
+def test_install_refuses_a_file_it_cannot_merge(committed: GitRepo, agent: str, path: str, content: str):
+    target = committed.root / path
+    target.parent.mkdir(parents=True)
+    target.write_text(content)
+    out = io.StringIO()
+    assert cli.main(["guard", "install", "--agent", agent], stdout=out, cwd=str(committed.root)) == 2
+    assert "cannot merge" in out.getvalue() and target.read_text() == content
+
+
+@pytest.mark.parametrize(("agent", "path"), [("gemini", ".gemini"), ("copilot", ".github")])
+def test_install_print_writes_nothing_for_every_agent(committed: GitRepo, agent: str, path: str):
+    out = io.StringIO()
+    assert cli.main(["guard", "install", "--agent", agent, "--print"], stdout=out, cwd=str(committed.root)) == 0
+    assert "score-diff guard --agent " + agent in out.getvalue() and not (committed.root / path).exists()
+
+
+def test_sidecar_answers_gemini_and_copilot_in_their_formats(committed: GitRepo):
+    committed.manifest(allowed_paths=["allowed/**"])
+    gemini = {"session_id": "g", "cwd": str(committed.root), "hook_event_name": "BeforeTool", "tool_name": "write_file"}
+    copilot = {"sessionId": "c", "cwd": str(committed.root), "toolName": "edit"}
+    with sidecar(committed) as port:
+        ok = {**gemini, "tool_input": {"file_path": "allowed/a.py", "content": "x\n"}}
+        assert post(port, json.dumps(ok).encode(), "gemini") == (200, {})
+        bad = {**gemini, "tool_input": {"file_path": "other/b.py", "content": "x\n"}}
+        status, body = post(port, json.dumps(bad).encode(), "gemini")
+        assert status == 200 and body["decision"] == "deny" and "other/b.py" in body["reason"]
+        bad = {**copilot, "toolArgs": json.dumps({"path": "other/b.py", "new_str": "x"})}
+        status, body = post(port, json.dumps(bad).encode(), "copilot")
+        assert (
+            status == 200 and body["permissionDecision"] == "deny" and "other/b.py" in body["permissionDecisionReason"]
+        )
+        assert post(port, b"[]", "copilot")[1]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    "path", [".gemini/settings.json", ".github/hooks/score-diff.json", ".github/copilot/settings.json"]
+)
+def test_gemini_and_copilot_configuration_are_sensitive_for_the_diff_gate(committed: GitRepo, path: str):
+    committed.manifest(allowed_paths=["allowed/**", path])
+    committed.write(path, "{}\n")
+    out = committed.score()
+    assert path in out.paths("sensitive-path")
+
+
 def test_install_print_writes_nothing(committed: GitRepo):
     out = io.StringIO()
     assert cli.main(["guard", "install", "--agent", "claude", "--print"], stdout=out, cwd=str(committed.root)) == 0

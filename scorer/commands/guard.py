@@ -1,15 +1,16 @@
 """`score-diff guard`: check one agent tool call (a hook payload on stdin) before the write lands.
 
 The answer is in the agent's own format and exit code (docs/guard.md). Every failure,
-a bad command line included, answers with the agent's blocking exit code and a reason
-on stderr: Claude Code does not block on exit 1, and Codex does not block on exit 2
-without a reason on stderr.
+a bad command line included, answers with the agent's blocking answer: Claude Code does
+not block on exit 1, Codex does not block on exit 2 without a reason on stderr, and
+Copilot blocks only on a JSON deny with exit 0.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TextIO
 
 from . import Context
 
@@ -46,9 +47,27 @@ def run_argv(words: Sequence[str], ctx: Context) -> int:
     except SystemExit as exc:  # --help exits 0; a usage error blocks the call
         if exc.code == 0:
             return 0
-        ctx.stderr.write("score-diff guard: bad command line (see score-diff guard --help); the call is blocked\n")
-        return 2
+        return _blocked(words, "bad command line (see score-diff guard --help)", ctx.stdout, ctx.stderr)
     return run(opts, ctx)
+
+
+def _blocked(words: Sequence[str], why: str, stdout: TextIO, stderr: TextIO) -> int:
+    """The blocking answer when the guard could not run: the agent's own, if the words name one."""
+    agent = next((w.split("=", 1)[1] for w in words if w.startswith("--agent=")), None)
+    if agent is None and "--agent" in words[:-1]:
+        agent = words[list(words).index("--agent") + 1]
+    try:
+        from ..guard.answer import render
+        from ..guard.decide import refuse
+
+        answer = render(refuse("guard-failed", why), agent or "claude")
+        stdout.write(answer.stdout)
+        stdout.flush()
+        stderr.write(answer.stderr)
+    except BaseException:  # the plain blocking exit still stands
+        stderr.write(f"score-diff guard: {why}; the call is blocked\n")
+        return 2
+    return answer.exit_code
 
 
 def run(opts: argparse.Namespace, ctx: Context) -> int:
@@ -91,5 +110,4 @@ def run_hook(words: Sequence[str]) -> int:
     except BaseException as exc:  # a hook that crashes does not block in Claude Code: block here
         if isinstance(exc, SystemExit) and exc.code == 0:
             return 0
-        sys.stderr.write(f"score-diff guard: unexpected {type(exc).__name__}; the call is blocked\n")
-        return 2
+        return _blocked(words, f"unexpected {type(exc).__name__}", sys.stdout, sys.stderr)

@@ -107,7 +107,7 @@ def _shell(call: ToolCall, fence: Fence, findings: list[Finding], unresolved: li
     from . import shell
 
     command = call.command or ""
-    facts = shell.analyse(command, call.cwd, fence.home)
+    facts = shell.analyse(command, call.workdir or call.cwd, fence.home)
     findings += [Finding("gate-skip", s) for s in facts.gate_skips]
     findings += [Finding(v.code, v.message) for v in _content(fence.job, [("(the command)", command)])]
     unresolved += facts.unresolved

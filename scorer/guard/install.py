@@ -9,6 +9,15 @@ added once (a second install changes nothing).
 - Codex: `.codex/hooks.json`, the same `{"hooks": {EVENT: [{matcher, hooks: [{type:
   "command", command}]}]}}` shape, read from the project's config folder
   (codex-rs/hooks/src/engine/discovery.rs).
+- Gemini CLI: `.gemini/settings.json` ("Project settings"), the same grouped shape under
+  `hooks.BeforeTool` (matcher `*`: "matches all occurrences") and `hooks.BeforeAgent`
+  (https://geminicli.com/docs/hooks, "Configuration", "Matchers";
+  https://geminicli.com/docs/hooks/reference, "Configuration schema").
+- GitHub Copilot: a file of its own, `.github/hooks/score-diff.json` (every
+  `.github/hooks/*.json` is loaded), `{"version": 1, "hooks": {EVENT: [{type: "command",
+  bash, powershell, timeoutSec}]}}` for `preToolUse` and `userPromptSubmitted`, entries not
+  grouped and no matcher (every tool) (https://docs.github.com/en/copilot/reference/hooks-reference,
+  "Hooks locations", "Command hooks", "Matcher filtering").
 """
 
 from __future__ import annotations
@@ -20,10 +29,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .payload import AGENTS, CLAUDE, CODEX
+from .payload import AGENTS, CLAUDE, CODEX, COPILOT, GEMINI
 
-CONFIG_FILES = {CLAUDE: Path(".claude/settings.json"), CODEX: Path(".codex/hooks.json")}
-EVENTS = ("PreToolUse", "UserPromptSubmit")
+CONFIG_FILES = {
+    CLAUDE: Path(".claude/settings.json"),
+    CODEX: Path(".codex/hooks.json"),
+    GEMINI: Path(".gemini/settings.json"),
+    COPILOT: Path(".github/hooks/score-diff.json"),
+}
+# (the tool-call event, the new-turn event) in each agent's configuration
+EVENTS = {
+    CLAUDE: ("PreToolUse", "UserPromptSubmit"),
+    CODEX: ("PreToolUse", "UserPromptSubmit"),
+    GEMINI: ("BeforeTool", "BeforeAgent"),
+    COPILOT: ("preToolUse", "userPromptSubmitted"),
+}
 
 
 def command_for(agent: str) -> str:
@@ -33,22 +53,29 @@ def command_for(agent: str) -> str:
 def merged(existing: dict[str, Any], agent: str) -> dict[str, Any]:
     """`existing` with the guard's hooks added where they are missing; nothing removed."""
     config = json.loads(json.dumps(existing))  # a deep copy
+    if agent == COPILOT and config.setdefault("version", 1) != 1:
+        raise ValueError(f"its version is {config['version']!r}, not 1; fix it by hand, then run install again")
     hooks = config.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("its 'hooks' is not an object; fix it by hand, then run install again")
     command = command_for(agent)
-    for event in EVENTS:
+    for i, event in enumerate(EVENTS[agent]):
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise ValueError(f"its hooks.{event} is not a list; fix it by hand, then run install again")
+        if agent == COPILOT:  # entries are not grouped; bash or powershell runs, by platform
+            if not any(isinstance(h, dict) and command in (h.get("bash"), h.get("command")) for h in groups):
+                groups.append({"type": "command", "bash": command, "powershell": command, "timeoutSec": 30})
+            continue
         present = any(
             isinstance(g, dict)
-            and any(isinstance(h, dict) and h.get("command") == command for h in g.get("hooks") or [])
+            and isinstance(g.get("hooks"), list)
+            and any(isinstance(h, dict) and h.get("command") == command for h in g["hooks"])
             for g in groups
         )
         if not present:
             group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
-            if event == "PreToolUse":
+            if i == 0:  # every tool, so unknown tools are asked about
                 group = {"matcher": "*", **group}
             groups.append(group)
     return config
@@ -87,7 +114,7 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     stdout.write(
-        f"wrote {path}: PreToolUse and UserPromptSubmit run `{command_for(args.agent)}`\n"
+        f"wrote {path}: {' and '.join(EVENTS[args.agent])} run `{command_for(args.agent)}`\n"
         f"commit it on the base branch, with the job manifest, so the job cannot switch its guard off\n"
     )
     return 0

@@ -12,6 +12,9 @@ Only fields confirmed in each agent's documentation are read (docs/guard.md cite
   schema/generated/pre-tool-use.command.input.schema.json): the same common fields plus
   `turn_id`; `tool_name` is `Bash` for shell calls and `apply_patch` for file edits, and
   `tool_input.command` holds the shell command or the raw patch.
+- Gemini CLI and GitHub Copilot: their envelopes are below (ENVELOPES) and their tools in
+  gemini.py and copilot.py, each with the page that documents it. Cursor is not read: its
+  payload fields could not be confirmed in Cursor's own documentation (docs/guard.md).
 
 Anything else about a write tool is refused (PayloadError), never guessed at.
 """
@@ -19,11 +22,11 @@ Anything else about a write tool is refused (PayloadError), never guessed at.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-CLAUDE, CODEX = "claude", "codex"
-AGENTS = (CLAUDE, CODEX)
+CLAUDE, CODEX, GEMINI, COPILOT = "claude", "codex", "gemini", "copilot"
+AGENTS = (CLAUDE, CODEX, GEMINI, COPILOT)
 
 # What a call is, for the decision.
 WRITE, SHELL, READ, OTHER, PROMPT, EVENT, OPAQUE = "write", "shell", "read", "other", "prompt", "event", "opaque"
@@ -52,6 +55,46 @@ READ_ONLY_TOOLS: Mapping[str, frozenset[str]] = {
     CODEX: frozenset(),
 }
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024  # a payload larger than this is refused, not parsed
+
+
+class Envelope(NamedTuple):
+    """Where an agent's payload keeps the fields every call has (None: the agent sends none)."""
+
+    tool_events: frozenset[str]  # hook events that are a tool call about to run
+    prompt_events: frozenset[str]  # hook events that start a new turn
+    session: str
+    turn: str | None
+    transcript: str | None  # only where the transcript's format is documented (transcript.py)
+    tool: str
+    tool_input: str
+
+
+_CLAUDE_LIKE = Envelope(
+    frozenset({"PreToolUse"}),
+    frozenset({"UserPromptSubmit"}),
+    "session_id",
+    "prompt_id",
+    "transcript_path",
+    "tool_name",
+    "tool_input",
+)
+ENVELOPES: Mapping[str, Envelope] = {
+    CLAUDE: _CLAUDE_LIKE,
+    CODEX: _CLAUDE_LIKE._replace(turn="turn_id"),
+    # https://geminicli.com/docs/hooks/reference ("Base input schema": session_id,
+    # transcript_path, cwd, hook_event_name; "BeforeTool": tool_name, tool_input;
+    # "BeforeAgent": fires after the user submits a prompt). No turn id is sent, and the
+    # transcript's format is not documented, so it is not read.
+    GEMINI: Envelope(
+        frozenset({"BeforeTool"}), frozenset({"BeforeAgent"}), "session_id", None, None, "tool_name", "tool_input"
+    ),
+    # https://docs.github.com/en/copilot/reference/hooks-reference ("Hook event input
+    # payloads", the VS Code compatible form selected by the PascalCase event name); the
+    # camelCase form is read by copilot.envelope.
+    COPILOT: Envelope(
+        frozenset({"PreToolUse"}), frozenset({"UserPromptSubmit"}), "session_id", None, None, "tool_name", "tool_input"
+    ),
+}
 
 
 class PayloadError(ValueError):
@@ -84,6 +127,7 @@ class ToolCall(NamedTuple):
     kind: str
     targets: tuple[Target, ...] = ()
     command: str | None = None  # the shell command, for SHELL calls
+    workdir: str | None = None  # where a SHELL command runs, when the call names a directory of its own
     note: str = ""  # for OPAQUE calls: why nothing can be established
 
 
@@ -100,7 +144,7 @@ def parse_json(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def _text(obj: Mapping[str, Any], key: str, where: str, required: bool = True) -> str | None:
+def text(obj: Mapping[str, Any], key: str, where: str, required: bool = True) -> str | None:
     value = obj.get(key)
     if value is None and not required:
         return None
@@ -113,55 +157,61 @@ def normalise(agent: str, data: Mapping[str, Any]) -> ToolCall:
     """One payload as a ToolCall; PayloadError when a field the decision needs is missing or mistyped."""
     if agent not in AGENTS:
         raise PayloadError(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}")
-    event = _text(data, "hook_event_name", "payload", required=False) or ("PreToolUse" if "tool_name" in data else "")
+    env = ENVELOPES[agent]
+    if agent == COPILOT and "hook_event_name" not in data:
+        from . import copilot
+
+        env, data = copilot.camel_case(data)
+    event = text(data, "hook_event_name", "payload", required=False) or (
+        min(env.tool_events) if env.tool in data else ""
+    )
     if not event:
-        raise PayloadError("payload has neither hook_event_name nor tool_name")
-    cwd = _text(data, "cwd", "payload")
+        raise PayloadError(f"payload has neither hook_event_name nor {env.tool}")
+    cwd = text(data, "cwd", "payload")
     assert cwd is not None
-    if not _absolute(cwd):
+    if not absolute(cwd):
         raise PayloadError(f"payload.cwd {cwd[:200]!r} is not an absolute path")
-    turn_key = "prompt_id" if agent == CLAUDE else "turn_id"
     base = ToolCall(
         agent=agent,
         event=event,
         tool="",
         cwd=cwd,
-        session=_text(data, "session_id", "payload", required=False) or "",
-        turn=_text(data, turn_key, "payload", required=False) or None,
-        transcript=_text(data, "transcript_path", "payload", required=False) or None,
-        kind=PROMPT if event == "UserPromptSubmit" else EVENT,
+        session=text(data, env.session, "payload", required=False) or "",
+        turn=(text(data, env.turn, "payload", required=False) or None) if env.turn else None,
+        transcript=(text(data, env.transcript, "payload", required=False) or None) if env.transcript else None,
+        kind=PROMPT if event in env.prompt_events else EVENT,
     )
-    if event != "PreToolUse":
+    if event not in env.tool_events:
         return base
-    tool = _text(data, "tool_name", "payload")
+    tool = text(data, env.tool, "payload")
     assert tool is not None
-    tool_input = data.get("tool_input")
+    tool_input = data.get(env.tool_input)
     if not isinstance(tool_input, dict):
-        raise PayloadError(f"payload.tool_input is {type(tool_input).__name__}, not an object")
-    return _TOOLS[agent](base._replace(tool=tool), tool_input)
+        raise PayloadError(f"payload.{env.tool_input} is {type(tool_input).__name__}, not an object")
+    return _tools(agent)(base._replace(tool=tool), tool_input)
 
 
-def _absolute(path: str) -> bool:
+def absolute(path: str) -> bool:
     return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] in "\\/")
 
 
 def _claude(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
     tool = call.tool
     if tool == "Write":
-        return _writes(call, [Target(_req(ti, "file_path", tool), "write", _req(ti, "content", tool))])
+        return writes(call, [Target(req(ti, "file_path", tool), "write", req(ti, "content", tool))])
     if tool == "Edit":
-        _req(ti, "old_string", tool)
-        return _writes(call, [Target(_req(ti, "file_path", tool), "edit", _req(ti, "new_string", tool))])
+        req(ti, "old_string", tool)
+        return writes(call, [Target(req(ti, "file_path", tool), "edit", req(ti, "new_string", tool))])
     if tool == "MultiEdit":
-        return _writes(call, [Target(_req(ti, "file_path", tool), "edit", _multi_edit(ti))])
+        return writes(call, [Target(req(ti, "file_path", tool), "edit", _multi_edit(ti))])
     if tool == "NotebookEdit":
-        mode = _text(ti, "edit_mode", tool, required=False) or "replace"
-        source = _text(ti, "new_source", tool, required=mode != "delete") or ""
+        mode = text(ti, "edit_mode", tool, required=False) or "replace"
+        source = text(ti, "new_source", tool, required=mode != "delete") or ""
         if mode not in ("replace", "insert", "delete"):
             raise PayloadError(f"{tool}.edit_mode {mode[:40]!r} is not replace, insert or delete")
-        return _writes(call, [Target(_req(ti, "notebook_path", tool), "edit", source)])
+        return writes(call, [Target(req(ti, "notebook_path", tool), "edit", source)])
     if tool == "Bash":
-        return call._replace(kind=SHELL, command=_req(ti, "command", tool))
+        return call._replace(kind=SHELL, command=req(ti, "command", tool))
     if tool == "PowerShell":
         return call._replace(kind=OPAQUE, note="PowerShell commands cannot be read by the guard's shell parser")
     return call._replace(kind=READ if tool in READ_ONLY_TOOLS[CLAUDE] else OTHER)
@@ -175,7 +225,7 @@ def _multi_edit(ti: Mapping[str, Any]) -> str:
     for i, edit in enumerate(edits):
         if not isinstance(edit, dict):
             raise PayloadError(f"MultiEdit.edits[{i}] is not an object")
-        added.append(_req(edit, "new_string", f"MultiEdit.edits[{i}]"))
+        added.append(req(edit, "new_string", f"MultiEdit.edits[{i}]"))
     return "\n".join(added)
 
 
@@ -183,12 +233,12 @@ def _codex(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
     if call.tool == "apply_patch":
         from . import patch
 
-        text = _req(ti, "command", "apply_patch")
+        raw = req(ti, "command", "apply_patch")
         try:
-            files = patch.parse_patch(text)
+            files = patch.parse_patch(raw)
         except patch.PatchError as exc:
             raise PayloadError(f"apply_patch: {exc}") from exc
-        return _writes(call, patch_targets(files, None))
+        return writes(call, patch_targets(files, None))
     if call.tool == "Bash":
         command = ti.get("command")
         if isinstance(command, list) and all(isinstance(a, str) for a in command):
@@ -216,14 +266,23 @@ def patch_targets(files: list[Any], cwd: str | None) -> list[Target]:
     return found
 
 
-def _req(obj: Mapping[str, Any], key: str, where: str) -> str:
-    value = _text(obj, key, where)
+def req(obj: Mapping[str, Any], key: str, where: str) -> str:
+    value = text(obj, key, where)
     assert value is not None
     return value
 
 
-def _writes(call: ToolCall, targets: list[Target]) -> ToolCall:
+def writes(call: ToolCall, targets: list[Target]) -> ToolCall:
     return call._replace(kind=WRITE, targets=tuple(targets))
 
 
-_TOOLS = {CLAUDE: _claude, CODEX: _codex}
+def _tools(agent: str) -> Callable[[ToolCall, Mapping[str, Any]], ToolCall]:
+    if agent == GEMINI:
+        from .gemini import tools as gemini
+
+        return gemini
+    if agent == COPILOT:
+        from .copilot import tools as copilot
+
+        return copilot
+    return _claude if agent == CLAUDE else _codex
