@@ -762,6 +762,28 @@ def test_untracked_gitignore_that_does_not_ignore_itself_is_just_a_file(base: Gi
     assert out.codes <= {"sensitive-path"}  # a .gitignore may be a blast-radius path; it hides nothing
 
 
+@pytest.mark.parametrize(
+    ("cache", "rules", "hidden"),
+    [
+        (".pytest_cache", "# Created by pytest automatically.\n*\n", False),
+        (".mypy_cache", "# Automatically created by mypy\n*\n", False),
+        ("allowed/.ruff_cache", "# Automatically created by ruff.\n*\n", False),
+        # a cache's name with rules that do more than ignore the cache: hiding, as anywhere
+        (".pytest_cache", "*\n!*.py\n", True),
+        # the tools' rule under another name: hiding
+        ("allowed/cache", "# Created by pytest automatically.\n*\n", True),
+    ],
+)
+def test_a_tools_self_ignoring_cache_is_not_a_hidden_change(base: GitRepo, cache: str, rules: str, hidden: bool) -> None:
+    """pytest, mypy and ruff write `*` into their cache's .gitignore; the first commit after a
+    test run must not fail for it. The same shape elsewhere, or with more rules, still does."""
+    base.write(f"{cache}/.gitignore", rules)
+    base.write(f"{cache}/v/cache/lastfailed", "{}\n")
+    base.write("allowed/t.py", "fine change\n")
+    out = base.score()
+    assert out.paths("hidden-change") == ({f"{cache}/.gitignore"} if hidden else set()), out.text
+
+
 def test_committed_ignore_rules_are_honoured(base: GitRepo) -> None:
     base.write(".gitignore", "*.log\n")
     base.commit("ignore logs")

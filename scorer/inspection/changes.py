@@ -52,7 +52,7 @@ def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
         anomalies = hidden.by_index_flags(repo, flagged) + unreadable
         unmerged = {path for tag, path in flagged if tag == "M"}
         anomalies += hidden.staged_only(gitparse.partially_staged(repo.finish(index_state)), unmerged)
-        anomalies += hidden.ignored_gitignores(gitparse.split_z(repo.finish(ignored)))
+        anomalies += hidden.ignored_gitignores(root, gitparse.split_z(repo.finish(ignored)))
         anomalies += hidden.filter_drivers(repo.finish(filters, ok=(0, 1)))
         if watch is not None:
             watch(pieces.take_new())  # the untracked files

@@ -61,10 +61,27 @@ def _on_disk(
     return found
 
 
-def ignored_gitignores(ignored: list[str]) -> list[Hidden]:
+# Tools that keep a cache beside the code write a `.gitignore` of `*` into it, so the cache
+# ignores itself: that is not a hidden change, and flagging it would fail the first commit
+# after every test run. Only these directory names, and only a file that ignores everything
+# it sits beside and nothing else (comments aside), are the tools' own.
+TOOL_CACHES = frozenset({".pytest_cache", ".mypy_cache", ".ruff_cache"})
+
+
+def ignored_gitignores(root: str, ignored: list[str]) -> list[Hidden]:
     """An untracked .gitignore that ignores itself hides the files it lists."""
     return [Hidden("ignored-gitignore", path) for path in ignored
-            if posixpath.basename(path.rstrip("/")) == ".gitignore"]
+            if posixpath.basename(path.rstrip("/")) == ".gitignore" and not _tool_cache(root, path)]
+
+
+def _tool_cache(root: str, path: str) -> bool:
+    if posixpath.basename(posixpath.dirname(path)) not in TOOL_CACHES:
+        return False
+    data = files.read_worktree_file(root, path)
+    if data is None or len(data) > 4096:
+        return False
+    rules = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
+    return [r for r in rules if r and not r.startswith("#")] == ["*"]
 
 
 def staged_only(both: list[str], unmerged: set[str]) -> list[Hidden]:
