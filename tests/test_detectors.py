@@ -20,6 +20,9 @@ from scorer.model import AddedText
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "_-"
+B64 = ALNUM + "+/"
+HEX = "0123456789abcdef"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
 
 
 def body(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:
@@ -54,7 +57,26 @@ SECRETS = {
     "jwt": "ey" + "JhbGciOiJIUzI1NiJ9." + "eyJ" + body(30, B64URL) + "." + body(43, B64URL),
     "url-password": body(16, seed=5),
     "private-key-block": "-----BEGIN " + "RSA PRIVATE KEY-----",
+    "connection-string-password": body(18, seed=30),
+    "azure-storage-key": body(86, B64, seed=31) + "==",
+    "slack-app-token": "xa"
+    + "pp-1-A"
+    + body(10, UPPER_DIGITS, seed=32)
+    + "-"
+    + body(13, string.digits)
+    + "-"
+    + body(64, HEX, seed=32),
+    "google-oauth-client-secret": "GOC" + "SPX-" + body(28, B64URL, seed=33),
+    "stripe-webhook-secret": "wh" + "sec_" + body(32, seed=34),
+    "sendgrid-api-key": "S" + "G." + body(22, B64URL, seed=35) + "." + body(43, B64URL, seed=35),
+    "twilio-api-key": "S" + "K" + body(32, HEX, seed=36),
+    "twilio-auth-token": body(32, HEX, seed=37),
+    "heroku-api-key": "HR" + "KU-" + body(60, B64URL, seed=38),
+    "datadog-key": body(32, HEX, seed=39),
+    "secret-assignment": body(32, ALNUM + "!#%&*+-=?@^_~", seed=40),
 }
+
+UUID = "-".join(body(n, HEX, seed=41) for n in (8, 4, 4, 4, 12))
 
 SECRET_LINES = [
     ("aws-access-key-id", f"aws_access_key_id = '{SECRETS['aws-access-key-id']}'"),
@@ -81,6 +103,62 @@ SECRET_LINES = [
     ("private-key-block", SECRETS["private-key-block"]),
     ("private-key-block", "-----BEGIN " + "OPENSSH PRIVATE KEY-----"),
     ("private-key-block", 'key = "-----BEGIN ' + "PRIVATE KEY-----\\nMIIEv" + body(60, seed=10) + '"'),
+    (
+        "connection-string-password",
+        f'cs = "Server=db.internal;Database=app;User Id=app;Password={SECRETS["connection-string-password"]};"',
+    ),
+    ("connection-string-password", f"Driver={{ODBC Driver 18}};Server=db;Uid=app; PWD={body(14, seed=42)};"),
+    ("connection-string-password", f"jdbc:sqlserver://db:1433;user=app;password={body(16, seed=43)}"),
+    (
+        "azure-storage-key",
+        "AZURE=DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="
+        f"{SECRETS['azure-storage-key']};EndpointSuffix=core.windows.net",
+    ),
+    (
+        "azure-storage-key",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey="
+        + body(43, B64, seed=44)
+        + "=",
+    ),
+    ("aws-secret-access-key", f'  secret_key = "{SECRETS["aws-secret-access-key"]}"'),  # Terraform provider block
+    ("gitlab-token", "token: " + "gl" + "rt-" + body(20, B64URL, seed=45)),
+    ("gitlab-token", "gl" + "ptt-" + body(40, HEX, seed=46)),
+    ("gitlab-token", "DEPLOY=" + "gl" + "dt-" + body(20, B64URL, seed=47)),
+    ("gitlab-token", "scim = '" + "gl" + "soat-" + body(20, B64URL, seed=48) + "'"),
+    ("gitlab-token", "gl" + "agent-" + body(50, B64URL, seed=49)),
+    ("gitlab-token", "gl" + "oas-" + body(64, B64URL, seed=50)),
+    ("gitlab-token", "gl" + "cbt-64_" + body(20, B64URL, seed=51)),
+    ("gitlab-token", "gl" + "ft-" + body(20, B64URL, seed=52)),
+    ("gitlab-token", "gl" + "imt-" + body(25, B64URL, seed=53)),
+    ("gitlab-token", "gl" + "ffct-" + body(20, B64URL, seed=54)),
+    ("slack-app-token", f"SLACK_APP_TOKEN={SECRETS['slack-app-token']}"),
+    ("google-oauth-client-secret", f'"client_secret": "{SECRETS["google-oauth-client-secret"]}",'),
+    ("stripe-webhook-secret", f"STRIPE_WEBHOOK_SECRET={SECRETS['stripe-webhook-secret']}"),
+    ("stripe-live-key", "stripe.api_key = '" + "rk" + "_live_51" + body(97, seed=55) + "'"),
+    ("sendgrid-api-key", f"sg = SendGridAPIClient('{SECRETS['sendgrid-api-key']}')"),
+    ("twilio-api-key", f"api_key_sid = '{SECRETS['twilio-api-key']}'"),
+    ("twilio-auth-token", f"TWILIO_AUTH_TOKEN={SECRETS['twilio-auth-token']}"),
+    ("twilio-auth-token", f'const twilioAuthToken = "{body(32, HEX, seed=56)}";'),
+    ("twilio-auth-token", f"twilio_api_secret: {body(32, ALNUM, seed=57)}"),
+    ("heroku-api-key", f"HEROKU_API_KEY={SECRETS['heroku-api-key']}"),
+    ("heroku-api-key", f"HEROKU_API_KEY={UUID}"),
+    ("heroku-api-key", f'heroku.api_key = "{UUID}"'),
+    ("datadog-key", f"DD_API_KEY={SECRETS['datadog-key']}"),
+    ("datadog-key", f"datadog_app_key: {body(40, HEX, seed=58)}"),
+    ("datadog-key", f'"DATADOG_APPLICATION_KEY": "{body(40, HEX, seed=59)}"'),
+    # The generic rule, once per file format it knows.
+    ("secret-assignment", f'password = "{SECRETS["secret-assignment"]}"'),  # Python
+    ("secret-assignment", f"SECRET_KEY: str = '{SECRETS['secret-assignment']}'"),  # annotated Python
+    ("secret-assignment", f'settings = {{"client_secret": "{SECRETS["secret-assignment"]}"}}'),  # dict / JSON
+    ("secret-assignment", f"const apiKey = `{SECRETS['secret-assignment']}`;"),  # JS template literal
+    ("secret-assignment", f"  password: '{SECRETS['secret-assignment']}'"),  # YAML / TS object
+    ("secret-assignment", f"  db_password: {SECRETS['secret-assignment']}"),  # YAML plain scalar
+    ("secret-assignment", f"export API_TOKEN={SECRETS['secret-assignment']}"),  # .env / shell
+    ("secret-assignment", f"client_secret = {SECRETS['secret-assignment']}"),  # INI
+    ("secret-assignment", f'secret = "{SECRETS["secret-assignment"]}"  # TOML'),
+    ("secret-assignment", f":password => '{SECRETS['secret-assignment']}',"),  # Ruby
+    ("secret-assignment", f"spring.datasource.password={SECRETS['secret-assignment']}"),  # .properties
+    ("secret-assignment", "PASSWORD=" + body(12, ALNUM, seed=60)),
 ]
 
 RISKY_LINES = [
@@ -189,6 +267,57 @@ MUST_NOT_FIRE = [
     "ghp_token = os.environ['GITHUB_TOKEN']",
     "'-----BEGIN PUBLIC KEY-----'",
     "x = 'eyJ'  # JSON object prefix in base64",
+    # Hex digests, git object ids, UUIDs and base64 of text, even under a secret-sounding name.
+    f"sha256 = '{body(64, HEX, seed=70)}'",
+    f"commit: {body(40, HEX, seed=71)}",
+    f"secret = '{body(64, HEX, seed=72)}'",
+    f"password_hash: {body(40, HEX, seed=73)}",
+    f"request_id = '{UUID}'",
+    f"token: {UUID}",
+    f"HEROKU_APP_ID={UUID}",
+    "password = 'SGVsbG8gV29ybGQhIFRoaXMgaXMgdGV4dCwgbm90IGEga2V5'",
+    "secret: c3VwZXIgc2VjcmV0IHRleHQgaW4gYmFzZTY0IGZvcm0=",
+    # Subresource-integrity hashes and version strings.
+    '<script src="x.js" integrity="sha384-' + body(64, B64, seed=74) + '"></script>',
+    "token = 'sha512-" + body(86, B64, seed=75) + "=='",
+    "version = '1.24.3-rc.1+build.5'",
+    "api_key_version: v2.10.0",
+    # Environment and settings lookups.
+    'password = os.environ["PW"]',
+    "password = os.environ.get('DB_PASSWORD', '')",
+    "const password = process.env.DB_PASSWORD;",
+    "apiKey: process.env.STRIPE_SECRET_KEY,",
+    "password: ${DB_PASSWORD}",
+    "PASSWORD=${DB_PASSWORD:-}",
+    "PASSWORD=$DB_PASSWORD_FROM_VAULT",
+    "secret: ${{ secrets.DEPLOY_TOKEN }}",
+    "SECRET_KEY = settings.SECRET_KEY",
+    "password = getpass.getpass()",
+    "token = request.headers['Authorization']",
+    "password=$(openssl rand -base64 24)",
+    "SECRET_KEY = env('SECRET_KEY')",
+    # Names that are about a secret rather than holding one, and human-written values.
+    "token_url: https://oauth2.googleapis.com/token",
+    "secret_name: app-db-credentials-v2",
+    "password_file = /run/secrets/db_password",
+    "tokenizer = 'bert-base-multilingual-cased'",
+    "password_min_length = 1200000000",
+    "token_type = 'Bearer'",
+    "secretKeyRef:",
+    "password = 'CorrectHorseBatteryStaple'",
+    # Near misses of the fixed-prefix shapes.
+    "glft-feature-flags-client-token-settings",
+    "gl" + "pat-" + body(19, B64URL, seed=76),
+    "whsec_" + body(10, seed=77),
+    "GOC" + "SPX-" + body(27, B64URL, seed=78),
+    "S" + "G." + body(22, B64URL, seed=79) + "." + body(42, B64URL, seed=79),
+    "S" + "K" + body(31, HEX, seed=80),
+    "MASK" + body(32, HEX, seed=81),
+    "xa" + "pp-settings-for-the-dashboard",
+    f"TWILIO_ACCOUNT_SID=AC{body(32, HEX, seed=82)}",
+    f"DD_SITE=datadoghq.eu DD_ENV=prod DD_TRACE_ID={body(32, HEX, seed=83)}",
+    "AccountKey=;",
+    "Server=db;Database=app;Trusted_Connection=True;",
 ]
 
 PLACEHOLDERS = [
@@ -207,6 +336,40 @@ PLACEHOLDERS = [
     "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
     ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
     ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    # Vendors' published samples (secret_values.PUBLISHED_SAMPLES), also under secret-sounding names.
+    "SLACK_WEBHOOK=https://hooks" + ".slack.com/services/T00000000/B00000000/" + "X" * 24,
+    "STRIPE_SECRET_KEY=" + "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "stripe_publishable_key: " + "pk_test_" + "TYooMQauvdEDq54NiTphI7jx",
+    "UseDevelopmentStorage=true;AccountName=devstoreaccount1;AccountKey="
+    + "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/"
+    + "K1SZFPTOtr/KBHBeksoGMGw==",
+    "aws_secret_key = " + "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY",
+    # The placeholder family.
+    "password = 'your-password-here'",
+    "API_KEY=your_api_key",
+    "password: example-password-123",
+    "SECRET_KEY = 'changeme-in-production'",
+    "password = '<paste the password here>'",
+    "password = '****************'",
+    "token = 'xxxxxxxxxxxxxxxxxxxxxxxx'",
+    "API_TOKEN=REPLACE_WITH_YOUR_TOKEN",
+    "Server=db;User Id=app;Password=<password>;",
+    "Server=db;User Id=sa;Password=password;",
+    "Server=db;User Id=app;Password=${DB_PASSWORD};",
+    "DD_API_KEY=" + "x" * 32,
+    "HEROKU_API_KEY=00000000-0000-0000-0000-000000000000",
+    # Obviously sequential fixture values.
+    "AWS_ACCESS_KEY_ID=" + "AK" + "IA" + "1234567890ABCDEF",
+    "GITHUB_TOKEN=" + "gh" + "p_" + "0123456789abcdefghijklmnopqrstuvwxyzAB",
+    "stripe = '" + "sk" + "_live_" + "abcdefghijklmnopqrstuvwx'",
+    "DD_API_KEY=" + "0123456789abcdef" * 2,
+    "password = 'abcdefghijklmnop1234'",
+    "token = 'aB3aB3aB3aB3aB3aB3aB3aB3'",
+    # A template key block whose body is a placeholder, and an empty one.
+    "-----BEGIN " + "RSA PRIVATE KEY-----\n<paste the key here>\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN " + "PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n-----END OPENSSH PRIVATE KEY-----",
+    'key = "-----BEGIN ' + 'PRIVATE KEY-----\\nYOUR_KEY_HERE\\n-----END PRIVATE KEY-----"',
 ]
 
 SUPPRESSIONS = [
@@ -283,9 +446,7 @@ def test_url_fingerprint_covers_only_the_password() -> None:
 
 
 @pytest.mark.parametrize("comment", SUPPRESSIONS)
-@pytest.mark.parametrize(
-    ("detector_id", "line"), [SECRET_LINES[3], SECRET_LINES[0], RISKY_LINES[0], RISKY_LINES[-1]]
-)
+@pytest.mark.parametrize(("detector_id", "line"), [SECRET_LINES[3], SECRET_LINES[0], RISKY_LINES[0], RISKY_LINES[-1]])
 def test_inline_suppression_comments_silence_nothing(comment: str, detector_id: str, line: str) -> None:
     assert ids(scan(added(line + comment))) == [detector_id]
     assert ids(scan(added(comment.strip(), line))) == [detector_id]
@@ -356,9 +517,7 @@ def test_redact_masks_every_secret_shape(detector_id: str, line: str) -> None:
 
 def test_redact_masks_a_whole_multiline_key_block() -> None:
     key_lines = [body(64, ALNUM + "+/", seed=s) for s in range(3)]
-    pem = "\n".join(
-        ["-----BEGIN " + "RSA PRIVATE KEY-----", *key_lines, "-----END " + "RSA PRIVATE KEY-----"]
-    )
+    pem = "\n".join(["-----BEGIN " + "RSA PRIVATE KEY-----", *key_lines, "-----END " + "RSA PRIVATE KEY-----"])
     out, counts = redact_with_counts("before\n" + pem + "\nafter\n")
     assert out == "before\n----****\nafter\n"
     assert counts == {"private-key-block": 1}
@@ -369,7 +528,9 @@ def test_redact_leaves_ordinary_text_alone() -> None:
     assert redact_with_counts(text) == (text, {})
 
 
-_EVERY_LINE = [line for _, line in SECRET_LINES + RISKY_LINES] + [line for line in MUST_NOT_FIRE if isinstance(line, str)]
+_EVERY_LINE = [line for _, line in SECRET_LINES + RISKY_LINES] + [
+    line for line in MUST_NOT_FIRE if isinstance(line, str)
+]
 
 
 @pytest.mark.parametrize("line", _EVERY_LINE)
@@ -378,3 +539,142 @@ def test_every_match_contains_one_of_its_detectors_anchors(line: str) -> None:
     for detector in DETECTORS:
         for m in detector.pattern.finditer(line + "\n"):
             assert any(a in m.group(0) for a in detector.anchors), (detector.id, m.group(0))
+
+
+# --- new shapes: fingerprints, bypasses, samples, linear time ---------------------------
+
+OPENSSH_PREAMBLE = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+
+
+def openssh_key(seed: int) -> str:
+    """An OpenSSH-shaped block: the fixed preamble every unencrypted key shares, then random body."""
+    lines = [OPENSSH_PREAMBLE] + [body(70, B64, seed=seed * 10 + i) for i in range(4)]
+    return "\n".join(["-----BEGIN " + "OPENSSH PRIVATE KEY-----", *lines, "-----END OPENSSH PRIVATE KEY-----"])
+
+
+def fingerprint_of(line: str) -> str:
+    (v,) = scan(added(*line.split("\n")))
+    found = re.search(r"sha256:[0-9a-f]{16}", v.message)
+    assert found
+    return found.group(0)
+
+
+def test_openssh_keys_that_share_the_preamble_have_different_fingerprints() -> None:
+    assert fingerprint_of(openssh_key(1)) != fingerprint_of(openssh_key(2))
+
+
+def test_private_key_fingerprint_covers_the_whole_body() -> None:
+    key = openssh_key(3)
+    key_body = "".join(key.split("\n")[1:-1])
+    assert fingerprint_of(key) == detectors.fingerprint(key_body)
+    # The same key embedded in a JSON string with escaped line ends is the same secret.
+    assert fingerprint_of('"key": "' + key.replace("\n", "\\n") + '"') == detectors.fingerprint(key_body)
+
+
+def test_two_keys_differing_only_in_their_last_line_differ() -> None:
+    one, two = openssh_key(4), openssh_key(4)
+    two = two.replace(two.split("\n")[-2], body(70, B64, seed=999))
+    assert fingerprint_of(one) != fingerprint_of(two)
+
+
+@pytest.mark.parametrize("detector_id", sorted(SECRETS))
+def test_fingerprint_is_the_secret_not_the_name_or_prefix_around_it(detector_id: str) -> None:
+    """Two values of one shape under one name never share a fingerprint."""
+    lines = [line for i, line in SECRET_LINES if i == detector_id][:1]
+    value = SECRETS[detector_id]
+    if detector_id == "private-key-block" or value not in lines[0]:
+        pytest.skip("the PEM header alone is covered above")
+    mid = next(i for i in range(len(value) // 2, len(value)) if value[i] in "0123456789abcdef")
+    changed = value[:mid] + "0123456789abcdef0"["0123456789abcdef".index(value[mid]) + 1] + value[mid + 1 :]
+    assert fingerprint_of(lines[0]) != fingerprint_of(lines[0].replace(value, changed))
+
+
+# Ways a job might try to get a credential past the generic rule; each must still fire.
+BYPASSES = [
+    "PASSWORD=" + SECRETS["secret-assignment"] + "\r",  # CRLF line end
+    "password\t=\t'" + SECRETS["secret-assignment"] + "'",  # tabs
+    "password  =  r'" + SECRETS["secret-assignment"] + "'",  # raw-string prefix
+    'PASSWORD = b"' + SECRETS["secret-assignment"] + '"',  # bytes literal
+    "- DB_PASSWORD=" + SECRETS["secret-assignment"],  # compose environment list
+    "{ password: '" + SECRETS["secret-assignment"] + "', user: 'app' }",  # JS object on one line
+    "MY_APP_CLIENT_SECRET_VALUE='" + SECRETS["secret-assignment"] + "'",  # keyword inside a longer name
+    "if (password === '" + SECRETS["secret-assignment"] + "') {",  # a hard-coded comparison
+    "password = '" + SECRETS["secret-assignment"] + "'  # pragma: allowlist secret",
+    "Password: " + SECRETS["secret-assignment"],  # prose or a header
+]
+
+
+@pytest.mark.parametrize("line", BYPASSES)
+def test_bypass_attempts_on_the_generic_rule_still_fire(line: str) -> None:
+    assert ids(scan(added(line))) == ["secret-assignment"]
+    assert SECRETS["secret-assignment"] not in redact(line)
+
+
+def test_the_generic_rule_defers_to_a_disabled_specific_detector() -> None:
+    """Disabling twilio-auth-token or connection-string-password is not undone by the generic rule."""
+    for detector_id in ("twilio-auth-token", "connection-string-password", "aws-secret-access-key"):
+        line = next(line for i, line in SECRET_LINES if i == detector_id)
+        assert scan(added(line), disabled=frozenset({detector_id})) == [], detector_id
+
+
+def test_published_samples_are_one_table_with_sources() -> None:
+    from scorer.checks.secret_values import PUBLISHED_SAMPLES
+
+    assert len({s.value for s in PUBLISHED_SAMPLES}) == len(PUBLISHED_SAMPLES)
+    for sample in PUBLISHED_SAMPLES:
+        assert sample.source.startswith("https://") and sample.what
+        assert redact(f"key = {sample.value}") == f"key = {sample.value}"
+
+
+# Inputs that make a naive pattern backtrack quadratically: each is ~200,000 characters, so a
+# quadratic scan would do ~10^10 steps (hours) where a linear one does ~10^6 (milliseconds).
+PATHOLOGICAL = [
+    "password=" * 22000,
+    "password = '" + "a" * 199990,
+    "secret: " + "Ab1" * 66000,
+    "token" * 40000,
+    ";Password=" * 20000,
+    "AccountKey=" + "A" * 199000,
+    "HEROKU_API_KEY_" * 13000,
+    "twilio_token" * 16000,
+    "DD_" * 66000,
+    "glrt-" * 40000,
+    "gl" + "ptt-" + "a" * 199990,
+    "SG." * 66000,
+    "SK" * 100000,
+    "xa" + "pp-1-" * 40000,
+    "-----BEGIN " + "PRIVATE KEY-----\n" + ("A" * 64 + "\n") * 3000,
+    "-----BEGIN " + "PRIVATE KEY-----" + " A" * 100000,
+    # Values that reach the judges' own checks, a thousand times over.
+    ("secret = 'x" + "1-" * 95 + "Q'\n") * 1000,
+    ("token: " + "AB" * 99 + "a\n") * 1000,
+    ("password = '" + "Abc1" * 49 + "'\n") * 1000,
+]
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL, ids=lambda t: repr(t[:16]))
+def test_pathological_input_is_scanned_with_linear_work(text: str) -> None:
+    """Structural bound on the work done in Python: judges run at most once per anchor occurrence."""
+    calls: dict[str, int] = {}
+    judged = []
+    for d in DETECTORS:
+        if d.judge is not None:
+
+            def counting(m: re.Match[str], d: detectors.Detector = d) -> bool:
+                calls[d.id] = calls.get(d.id, 0) + 1
+                assert d.judge is not None
+                return d.judge(m)
+
+            judged.append(d._replace(judge=counting))
+        else:
+            judged.append(d)
+    original = detectors.DETECTORS
+    detectors.DETECTORS = tuple(judged)
+    try:
+        scan(added(text))
+        redact(text)
+    finally:
+        detectors.DETECTORS = original
+    for d in judged:
+        occurrences = sum(text.count(a) for a in d.anchors) if d.anchors else len(text)
+        assert calls.get(d.id, 0) <= 2 * occurrences + 2, d.id

@@ -4,9 +4,10 @@ Each detector is one regex run over the whole added text at C speed. Patterns st
 with a literal (`AKIA`, `ghp_`, `curl`, `>`) so `re` can skip ahead quickly; the
 word-boundary check sits in a lookbehind *after* the literal, because a leading
 lookbehind or `\\b` disables that fast path. Variable runs are bounded so a crafted
-line cannot make a scan quadratic. No pattern needs to span lines to fire (only
-private-key-block reaches into the next line, for a fingerprint that is not just
-the header).
+line cannot make a scan quadratic. Only private-key-block spans lines: it takes the
+whole key body, so that its fingerprint is the key and not the header every key shares.
+A detector's `judge` then decides, once per match, whether the value is a credential or
+a stand-in (`scorer.checks.secret_values`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..model import AddedMatch, AddedText, Violation
+from . import secret_values as values
 
 SECRET = "secret"  # noqa: S105 - a violation code, not a password
 RISKY_SHELL = "risky-shell"
@@ -31,6 +33,7 @@ class Detector(NamedTuple):
 
     `anchors` are literals at least one of which every match contains: a detector
     whose anchors are all absent from the added text is not compiled or run at all.
+    `judge` says whether a match (re-matched on its own text) is a credential.
     """
 
     id: str
@@ -38,6 +41,7 @@ class Detector(NamedTuple):
     source: str
     description: str
     anchors: tuple[str, ...] = ()
+    judge: Callable[[re.Match[str]], bool] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -109,59 +113,172 @@ def _write_to(target: str) -> str:
     )
 
 
-def _d(id: str, code: str, pattern: str, description: str) -> Detector:
-    return Detector(id, code, pattern, description, _ANCHORS[id])
+def _prefixed(prefixes: tuple[str, ...], cls: str) -> str:
+    """Any of `prefixes`, each starting a token of alphabet `cls` (see `_fresh`)."""
+    return "(?:" + "|".join(re.escape(p) + _fresh(len(p), cls) for p in prefixes) + ")"
 
+
+# name = value, name: value, name => value, "name": "value", name: str = "value", in any of
+# Python, JS/TS, YAML, JSON, .env, INI and TOML. An optional quote opens the value.
+_ASSIGN = r"""["']?[ \t]*(?::[ \t]*[A-Za-z_][\w.]{0,30}[ \t]*)?(?:===?|=>|:=|=|:)[ \t]*(?:[rbuRBU]{0,2}["'`])?"""
+
+
+def _named(name: str, value: str) -> str:
+    """`value` (the `secret` group) assigned to an identifier matching `name`."""
+    return rf"{name}[\w-]{{0,10}}{_ASSIGN}(?P<secret>{value})(?![A-Za-z0-9_-])"
+
+
+def _judge_token(m: re.Match[str]) -> bool:
+    """A fixed-shape token: not a sample, stand-in or run, and more than 3 distinct characters."""
+    value = _value(m)
+    body = re.sub(r"[^A-Za-z0-9]", "", value[4:])
+    return not values.is_stand_in(value) and len(set(body)) > 3
+
+
+def _judge_mixed(m: re.Match[str]) -> bool:
+    """A token whose random body mixes letters and digits or both cases (not a kebab-case name)."""
+    return _judge_token(m) and values.letter_digit_classes(_value(m)) >= 2
+
+
+def _judge_aws_secret(m: re.Match[str]) -> bool:
+    value = _value(m)
+    return _judge_mixed(m) and not re.fullmatch(r"[0-9a-fA-F]+", value)
+
+
+def _judge_password(m: re.Match[str]) -> bool:
+    """A password in a URL or connection string: anything but a default, a stand-in or the user."""
+    user = m.groupdict().get("user")
+    return len(_value(m)) >= (1 if user is not None else 4) and values.plausible_password(_value(m), user)
+
+
+def _judge_private_key(m: re.Match[str]) -> bool:
+    """Key material, or a bare header; not a template whose body is `<paste the key here>`."""
+    body = _value(m)
+    if m.group("body"):
+        return len(set(body)) > 3 and not values.is_sequential(body[:64])
+    after = m.group("next")
+    if after is None:
+        return True  # a header alone: someone is adding a key whose body this text does not show
+    template = after.startswith("-----END") or values.is_template(after) or values.has_placeholder_word(after)
+    return not (template or re.search(r"paste|insert|here|todo", after, re.IGNORECASE))
+
+
+def _judge_assignment(m: re.Match[str]) -> bool:
+    """A generic name = literal: the name says secret and the literal looks generated."""
+    if values.NOT_A_SECRET_NAME.search(m.group("name")) or not values.looks_random(_value(m)):
+        return False
+    return not _claimed(m)
+
+
+def _claimed(m: re.Match[str]) -> bool:
+    """A specific detector matches this value (so disabling that detector is not undone here)."""
+    a, b = m.span("secret")
+    start = max(0, m.start() - 80)  # room for a ;Password= or a Twilio-named key before the value
+    window = m.string[start : m.end()]
+    for d in _SPECIFIC_SECRETS:
+        if d.may_match(window) and any(
+            o.start() < b and a < o.end() for o in d.pattern.finditer(m.string, start, m.end())
+        ):
+            return True
+    return False
+
+
+_GITLAB_PREFIXES = ("glpat-", "gloas-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-",
+                    "glsoat-", "glffct-")  # fmt: skip
+# A pattern for names, not a password.
+_SECRET_WORD = (
+    r"(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE)|[Ss]ecret|SECRET|[Tt]oken|TOKEN"  # noqa: S105
+    r"|[Aa]pi_?[Kk]ey|API_?KEY|APIKey|api-key|API-KEY)"
+)
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_CONNECTION_KEYS = ("Password", "password", "PASSWORD", "Pwd", "pwd", "PWD")
 
 # Every match of a detector contains one of these literals (tests hold each firing case to it).
 _ANCHORS: dict[str, tuple[str, ...]] = {
     "url-password": ("://",),
+    "connection-string-password": ("assword", "ASSWORD", "wd", "WD"),
+    "azure-storage-key": ("AccountKey=", "SharedAccessKey="),
     "private-key-block": ("PRIVATE KEY",),
     "aws-access-key-id": ("AKIA", "ASIA"),
     "aws-secret-access-key": ("ECRET", "ecret"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "github-fine-grained-pat": ("github_pat_",),
-    "gitlab-token": ("glpat-",),
+    "gitlab-token": _GITLAB_PREFIXES,
     "npm-token": ("npm_",),
     "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
     "anthropic-key": ("sk-ant-",),
     "openai-key": ("sk-",),
     "slack-token": ("xox",),
+    "slack-app-token": ("xapp-",),
     "slack-webhook": ("hooks.slack.com",),
     "google-api-key": ("AIza",),
+    "google-oauth-client-secret": ("GOCSPX-",),
     "stripe-live-key": ("_live_",),
+    "stripe-webhook-secret": ("whsec_",),
+    "sendgrid-api-key": ("SG.",),
+    "twilio-api-key": ("SK",),
+    "twilio-auth-token": ("twilio", "Twilio", "TWILIO"),
+    "heroku-api-key": ("HRKU-", "heroku", "Heroku", "HEROKU"),
+    "datadog-key": ("datadog", "Datadog", "DATADOG", "DD_", "dd_"),
     "jwt": ("eyJ",),
+    "secret-assignment": ("ass", "ASS", "ecret", "ECRET", "oken", "OKEN", "pi_key", "pi_Key", "pikey", "piKey",
+                          "PI_KEY", "PIKEY", "PIKey", "pi-key", "PI-KEY"),
     "curl-pipe-shell": ("curl", "wget"),
     "shell-exec-remote": ("curl", "wget"),
     "shell-profile-write": ("bashrc", "zshrc", "kshrc", "cshrc", "profile", "bash_log", "zshenv", "zlogin",
                             "fish", "environment"),
     "ssh-config-write": ("ssh/",),
     "chmod-777": ("chmod",),
-}
+}  # fmt: skip
 
+
+def _d(
+    id: str, code: str, pattern: str, description: str, judge: Callable[[re.Match[str]], bool] | None = None
+) -> Detector:
+    if code == SECRET and judge is None:
+        judge = _judge_token
+    return Detector(id, code, pattern, description, _ANCHORS[id], judge)
+
+
+_PEM_SEP = r"(?:(?:\\r)?\\n|\r?\n|[ \t]+)"  # a real or an escaped line end, or spaces (one-line keys)
+_PEM_HEADER = r"-----BEGIN (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----"
 
 DETECTORS: tuple[Detector, ...] = (
     # Before the token detectors, so redact() masks a whole credentialed URL once.
     _d("url-password", SECRET,
        r"""://(?P<user>[^\s:@/?#'"<>]*):(?P<secret>[^\s:@/?#'"<>$%{*][^\s@/?#'"<>]*)@""",
-       "URL with a password in its user info (scheme://user:password@host)"),
+       "URL with a password in its user info (scheme://user:password@host; RFC 3986 section 3.2.1)",
+       _judge_password),
+    _d("connection-string-password", SECRET,
+       "(?:" + "|".join(f"{k}(?<=;{k})|{k}(?<=; {k})" for k in _CONNECTION_KEYS) + ")"
+       r"""[ \t]*=[ \t]*(?P<secret>[^;'"\s$%{<*][^;'"\s]{0,127})""",
+       "Password=/Pwd= inside a ;-separated connection string (ADO.NET, ODBC, JDBC); "
+       "https://learn.microsoft.com/dotnet/framework/data/adonet/connection-string-syntax", _judge_password),
+    _d("azure-storage-key", SECRET,
+       r"(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{40,100}={0,2})(?![A-Za-z0-9+/=])",
+       "Azure storage AccountKey= (88 base64 characters) or Service Bus/Event Hubs SharedAccessKey= in a "
+       "connection string; https://learn.microsoft.com/azure/storage/common/storage-configure-connection-string"),
     _d("private-key-block", SECRET,
-       r"-----BEGIN (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----"
-       r"(?:(?:(?:\\r)?\\n|\r?\n|[ \t]+)[A-Za-z0-9+/=]{16,64})?",
-       "PEM/OpenSSH/PGP private key header (with the first key line, if any)"),
+       rf"(?P<header>{_PEM_HEADER})(?:{_PEM_SEP}[A-Za-z-]+: [^\n\\]{{0,200}}){{0,8}}"
+       rf"(?:{_PEM_SEP}(?P<body>[A-Za-z0-9+/=]{{16,4096}}(?:{_PEM_SEP}[A-Za-z0-9+/=]{{1,4096}}){{0,400}}))?"
+       rf"(?:{_PEM_SEP}(?P<next>[^\n\\]{{1,80}}))?",
+       "PEM/OpenSSH/PGP private key block: the header and the whole key body (RFC 7468)", _judge_private_key),
     _d("aws-access-key-id", SECRET, rf"(?:AKIA|ASIA){_fresh(4, 'A-Za-z0-9')}[A-Z0-9]{{16}}(?![A-Za-z0-9])",
-       "AWS access key id (AKIA.../ASIA...)"),
+       "AWS access key id (AKIA.../ASIA...); https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html"),
     _d("aws-secret-access-key", SECRET,
-       r"""(?:SECRET_ACCESS_KEY|secret_access_key|SecretAccessKey|secretAccessKey|secret-access-key)"""
+       r"""(?:SECRET_ACCESS_KEY|secret_access_key|SecretAccessKey|secretAccessKey|secret-access-key|secret_key)"""
        r"""["']?[ \t]*(?:=>?|:)[ \t]*["']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
-       "AWS secret access key assigned to an aws_secret_access_key-like name"),
+       "AWS secret access key (40 base64 characters) under aws_secret_access_key or Terraform's secret_key; "
+       "https://registry.terraform.io/providers/hashicorp/aws/latest/docs#secret_key", _judge_aws_secret),
     _d("github-token", SECRET, rf"gh[pousr]_{_fresh(4, _ALNUM_)}[A-Za-z0-9]{{36,251}}{_END}",
-       "GitHub classic token (ghp_, gho_, ghu_, ghs_, ghr_)"),
+       "GitHub classic token (ghp_, gho_, ghu_, ghs_, ghr_); "
+       "https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/"),
     _d("github-fine-grained-pat", SECRET,
        rf"github_pat_{_fresh(11, _ALNUM_)}[A-Za-z0-9]{{20,30}}_[A-Za-z0-9]{{50,70}}{_END}",
        "GitHub fine-grained personal access token (github_pat_...)"),
-    _d("gitlab-token", SECRET, rf"glpat-{_fresh(6)}[A-Za-z0-9_-]{{20,}}{_B64_END}",
-       "GitLab personal access token"),
+    _d("gitlab-token", SECRET, rf"{_prefixed(_GITLAB_PREFIXES, 'A-Za-z0-9_-')}[A-Za-z0-9_-]{{20,}}{_B64_END}",
+       "GitLab token of any documented family (glpat-, gloas-, gldt-, glrt-, glcbt-, glptt-, glft-, glimt-, "
+       "glagent-, glsoat-, glffct-); https://docs.gitlab.com/security/tokens/#token-prefixes", _judge_mixed),
     _d("npm-token", SECRET, rf"npm_{_fresh(4, _ALNUM_)}[A-Za-z0-9]{{36}}{_END}", "npm access token"),
     _d("pypi-token", SECRET, rf"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}{_B64_END}", "PyPI API token"),
     _d("anthropic-key", SECRET, rf"sk-ant-{_fresh(7)}[A-Za-z0-9_-]{{32,}}{_B64_END}",
@@ -173,17 +290,53 @@ DETECTORS: tuple[Detector, ...] = (
        "OpenAI-style API key (sk-..., sk-proj-...)"),
     _d("slack-token", SECRET,
        rf"xox[abprs]-{_fresh(5)}(?=[A-Za-z0-9-]*?[0-9])[A-Za-z0-9-]{{10,}}{_B64_END}",
-       "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-)"),
+       "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-); https://api.slack.com/authentication/token-types"),
+    _d("slack-app-token", SECRET,
+       rf"xapp-{_fresh(5)}[0-9]{{1,2}}-[A-Z0-9]{{8,14}}-[0-9]{{8,16}}-[A-Za-z0-9]{{32,128}}{_END}",
+       "Slack app-level token (xapp-1-A...-digits-hex); https://api.slack.com/authentication/token-types#app"),
     _d("slack-webhook", SECRET,
        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
-       "Slack incoming webhook URL"),
+       "Slack incoming webhook URL; https://api.slack.com/messaging/webhooks"),
     _d("google-api-key", SECRET, rf"AIza{_fresh(4)}[0-9A-Za-z_-]{{35}}{_B64_END}",
        "Google API key (AIza + 35 chars)"),
+    _d("google-oauth-client-secret", SECRET, rf"GOCSPX-{_fresh(7)}[A-Za-z0-9_-]{{28}}{_B64_END}",
+       "Google OAuth client secret (GOCSPX- + 28 base64url characters); "
+       "https://support.google.com/cloud/answer/15549257", _judge_mixed),
     _d("stripe-live-key", SECRET, rf"(?:sk|rk)_live_{_fresh(8, _ALNUM_)}[0-9A-Za-z]{{20,}}{_END}",
-       "Stripe live secret or restricted key (sk_live_, rk_live_)"),
+       "Stripe live secret or restricted key (sk_live_, rk_live_); https://docs.stripe.com/keys"),
+    _d("stripe-webhook-secret", SECRET, rf"whsec_{_fresh(6, _ALNUM_)}[0-9A-Za-z]{{24,}}{_END}",
+       "Stripe webhook signing secret (whsec_...); https://docs.stripe.com/webhooks#verify-official-libraries",
+       _judge_mixed),
+    _d("sendgrid-api-key", SECRET,
+       rf"SG\.{_fresh(3, 'A-Za-z0-9_.-')}[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}{_B64_END}",
+       "SendGrid API key (SG. + 22 + . + 43 characters, 69 in all); "
+       "https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys"),
+    _d("twilio-api-key", SECRET, rf"SK{_fresh(2, 'A-Za-z0-9')}[0-9a-f]{{32}}(?![A-Za-z0-9])",
+       "Twilio API key SID (SK + 32 hex digits); https://www.twilio.com/docs/iam/api-keys", _judge_mixed),
+    _d("twilio-auth-token", SECRET,
+       _named(r"(?:twilio|Twilio|TWILIO)[\w.-]{0,30}?(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET)", "[A-Za-z0-9]{32}"),
+       "Twilio auth token or API key secret (32 characters) under a Twilio-named key; "
+       "https://www.twilio.com/docs/iam/api/authtoken", _judge_mixed),
+    _d("heroku-api-key", SECRET,
+       rf"HRKU-{_fresh(5)}[A-Za-z0-9_-]{{40,}}{_B64_END}|"
+       + _named(r"(?:heroku|Heroku|HEROKU)[\w.-]{0,20}?(?:[Kk]ey|KEY|[Tt]oken|TOKEN)", _UUID),
+       "Heroku API key: HRKU-... or a UUID under a Heroku-named key; "
+       "https://devcenter.heroku.com/articles/authentication"),
+    _d("datadog-key", SECRET,
+       _named(r"(?:datadog|Datadog|DATADOG|DD_|dd_)[\w.-]{0,20}?"
+              r"(?:[Aa]pi|API|[Aa]pp|APP|[Aa]pplication|APPLICATION)[_.-]?(?:[Kk]ey|KEY)",
+              "[0-9a-f]{40}|[0-9a-f]{32}"),
+       "Datadog API key (32 hex) or application key (40 hex) under a Datadog-named key; "
+       "https://docs.datadoghq.com/account_management/api-app-keys/", _judge_mixed),
     _d("jwt", SECRET,
        rf"eyJ{_fresh(3)}[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}{_B64_END}",
-       "JSON Web Token (three base64url segments starting eyJ)"),
+       "JSON Web Token (three base64url segments starting eyJ; RFC 7519)"),
+    # Last of the secrets: where a specific detector also matches, it reports (or is disabled).
+    _d("secret-assignment", SECRET,
+       rf"(?P<name>{_SECRET_WORD}[\w.-]{{0,40}}){_ASSIGN}"
+       r"""(?P<secret>[^\s"'`\\()\[\]{}<>,;]{10,200})(?=["'`\s,;]|\Z)""",
+       "a generated-looking literal (10+ characters, mixed classes, entropy floor, no dictionary word) "
+       "assigned to a password, secret, token or api_key name", _judge_assignment),
     _d("curl-pipe-shell", RISKY_SHELL,
        rf"{_FETCH}[^\n]{{0,500}}?(?<!\|)\|(?!\|)&?[ \t]*{_WRAPPER}{_SHELL}",
        "remote content piped to a shell"),
@@ -203,11 +356,7 @@ DETECTORS: tuple[Detector, ...] = (
 
 DETECTOR_IDS: frozenset[str] = frozenset(d.id for d in DETECTORS)
 _SECRETS = tuple(d for d in DETECTORS if d.code == SECRET)
-
-# Widely published sample values and obvious stand-ins; they never fire.
-_PLACEHOLDER_WORDS = ("example", "dummy", "placeholder", "fake", "redacted", "changeme", "xxxx", "your")
-_PLACEHOLDER_VALUES = frozenset({"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"})  # jwt.io sample signature
-_DEFAULT_PASSWORDS = frozenset({"password", "pass", "passwd", "pwd", "pw", "secret", "guest", "test"})
+_SPECIFIC_SECRETS = tuple(d for d in _SECRETS if d.id != "secret-assignment")
 
 # For redacting free text: the whole PEM block, body lines and END line included.
 _PEM_BLOCK = re.compile(
@@ -215,6 +364,15 @@ _PEM_BLOCK = re.compile(
     r"(?:(?:\\r)?\\n|\r?\n|[ \t]|[A-Za-z0-9+/=]|[A-Za-z-]+: [^\n\\]*)*"
     r"(?:-----END (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----)?"
 )
+
+
+def _value(m: re.Match[str]) -> str:
+    """The credential in a match: its `secret` group, a key's whole body (line breaks dropped),
+    or else the whole match."""
+    groups = m.groupdict()
+    if "body" in groups:  # a private key: its body, or its header if the body is not shown
+        return re.sub(r"\\r|\\n|\s", "", groups["body"]) if groups["body"] else groups["header"]
+    return groups.get("secret") or m.group(0)
 
 
 def fingerprint(value: str) -> str:
@@ -230,23 +388,13 @@ def redacted(match: str) -> str:
 def secret_value(detector: Detector, match: str) -> str:
     """The credential inside a match: the `secret` group if the pattern has one."""
     m = detector.pattern.match(match)
-    if m and "secret" in detector.pattern.groupindex:
-        return m.group("secret")
-    return match
+    return _value(m) if m else match
 
 
 def is_placeholder(detector: Detector, match: str) -> bool:
-    """True for documented sample values and obvious stand-ins (all-x, EXAMPLE...)."""
-    value = secret_value(detector, match)
-    lower = value.lower()
-    # Whole-word casings only (example, EXAMPLE, Example): a random key rarely spells one.
-    words = (v for w in _PLACEHOLDER_WORDS for v in (w, w.upper(), w.capitalize()))
-    if any(p in value for p in _PLACEHOLDER_VALUES) or any(w in value for w in words):
-        return True
-    if detector.id == "url-password":
-        user = match[3 : match.index(":", 3)]
-        return lower in _DEFAULT_PASSWORDS or value == user or len(set(value)) == 1
-    return len(set(re.sub(r"[^A-Za-z0-9]", "", value[4:]))) <= 3
+    """True for documented sample values and stand-ins (see each detector's judge)."""
+    m = detector.pattern.match(match)
+    return m is not None and detector.judge is not None and not detector.judge(m)
 
 
 def _check(detector: Detector, found: AddedMatch, allowed: frozenset[str]) -> tuple[Violation, str] | None:
@@ -255,13 +403,21 @@ def _check(detector: Detector, found: AddedMatch, allowed: frozenset[str]) -> tu
     if detector.code == RISKY_SHELL:
         shown = f"{detector.id}: {detector.description} ({redacted(found.match)})"
         return Violation(RISKY_SHELL, shown, *where), shown
-    if is_placeholder(detector, found.match):
+    m = _in_context(detector, found)
+    if m is None or (detector.judge is not None and not detector.judge(m)):
         return None
-    fp = fingerprint(secret_value(detector, found.match))
+    fp = fingerprint(_value(m))
     if fp in allowed:
         return None
     shown = f"{detector.id}: {redacted(found.match)} (fingerprint {fp}; allow it in allowed_fingerprints)"
     return Violation(SECRET, shown, *where), fp
+
+
+def _in_context(detector: Detector, found: AddedMatch) -> re.Match[str] | None:
+    """The detector's match again, within its line where it fits there (judges may look back)."""
+    at = found.line_text.find(found.match)
+    m = detector.pattern.match(found.line_text, at) if at >= 0 else None
+    return m if m is not None and m.group(0) == found.match else detector.pattern.match(found.match)
 
 
 def scan(
@@ -307,7 +463,7 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
 
     def mask(detector: Detector) -> Callable[[re.Match[str]], str]:
         def replace(m: re.Match[str]) -> str:
-            if is_placeholder(detector, m.group(0)):
+            if detector.judge is not None and not detector.judge(m):
                 return m.group(0)
             counts[detector.id] += 1
             return redacted(m.group(0))
@@ -315,7 +471,16 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
         return replace
 
     pem = next(d for d in _SECRETS if d.id == "private-key-block")
-    text = _PEM_BLOCK.sub(mask(pem), text)
+
+    def mask_block(m: re.Match[str]) -> str:
+        # Judge the detector's own match here: unlike the block, it sees the line after the header.
+        own = pem.pattern.match(m.string, m.start())
+        if own is not None and pem.judge is not None and not pem.judge(own):
+            return m.group(0)
+        counts[pem.id] += 1
+        return redacted(m.group(0))
+
+    text = _PEM_BLOCK.sub(mask_block, text)
     for detector in _SECRETS:
         if detector.may_match(text):
             text = detector.pattern.sub(mask(detector), text)
