@@ -42,6 +42,7 @@ class Detector(NamedTuple):
     description: str
     anchors: tuple[str, ...] = ()
     judge: Callable[[re.Match[str]], bool] | None = None
+    more: tuple[tuple[str, str], ...] = ()  # (literal, source): more patterns, each run where its literal occurs
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -49,6 +50,30 @@ class Detector(NamedTuple):
 
     def may_match(self, text: str) -> bool:
         return not self.anchors or any(a in text for a in self.anchors)
+
+    def patterns(self, text: str | None = None, lower: str | None = None) -> list[re.Pattern[str]]:
+        """The patterns worth running over `text` (all of them if None).
+
+        `lower` is `text.lower()`: one search there rules out every spelling of a part's
+        literal at once (token, Token, TOKEN), where each absent literal costs a full pass.
+        """
+        if text is None:
+            return [self.pattern, *(_compiled(s) for _, s in self.more)]
+        if not self.more:
+            return [self.pattern] if self.may_match(text) else []
+        found: list[re.Pattern[str]] = []
+        folded: dict[str, bool] = {}
+        for literal, source in ((self.anchors[0], self.source), *self.more):
+            key = literal.lower()
+            if key not in folded:
+                folded[key] = key in (lower if lower is not None else text.lower())
+            if folded[key] and literal in text:
+                found.append(_compiled(source))
+        return found
+
+    def rematch(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """The match of whichever of this detector's patterns matches at `pos`."""
+        return next((m for p in self.patterns() if (m := p.match(text, pos))), None)
 
 
 @functools.cache
@@ -113,14 +138,19 @@ def _write_to(target: str) -> str:
     )
 
 
-def _prefixed(prefixes: tuple[str, ...], cls: str) -> str:
-    """Any of `prefixes`, each starting a token of alphabet `cls` (see `_fresh`)."""
-    return "(?:" + "|".join(re.escape(p) + _fresh(len(p), cls) for p in prefixes) + ")"
-
-
 # name = value, name: value, name => value, "name": "value", name: str = "value", in any of
 # Python, JS/TS, YAML, JSON, .env, INI and TOML. An optional quote opens the value.
 _ASSIGN = r"""["']?[ \t]*(?::[ \t]*[A-Za-z_][\w.]{0,30}[ \t]*)?(?:===?|=>|:=|=|:)[ \t]*(?:[rbuRBU]{0,2}["'`])?"""
+
+
+def _cased(spellings: tuple[str | tuple[str, str], ...], pattern: str) -> list[tuple[str, str]]:
+    """One (literal, source) per spelling (or per (literal, regex) pair) put in for {word}.
+
+    A leading alternation makes `re` test every character against a set of first letters;
+    a leading literal lets it skip ahead at C speed.
+    """
+    pairs = [(s, re.escape(s)) if isinstance(s, str) else s for s in spellings]
+    return [(literal, pattern.replace("{word}", regex)) for literal, regex in pairs]
 
 
 def _named(name: str, value: str) -> str:
@@ -176,34 +206,34 @@ def _claimed(m: re.Match[str]) -> bool:
     start = max(0, m.start() - 80)  # room for a ;Password= or a Twilio-named key before the value
     window = m.string[start : m.end()]
     for d in _SPECIFIC_SECRETS:
-        if d.may_match(window) and any(
-            o.start() < b and a < o.end() for o in d.pattern.finditer(m.string, start, m.end())
-        ):
-            return True
+        for pattern in d.patterns(window):
+            if any(o.start() < b and a < o.end() for o in pattern.finditer(m.string, start, m.end())):
+                return True
     return False
 
 
 _GITLAB_PREFIXES = ("glpat-", "gloas-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-",
                     "glsoat-", "glffct-")  # fmt: skip
-# A pattern for names, not a password.
-_SECRET_WORD = (
-    r"(?:[Pp]ass(?:word|wd|phrase)|PASS(?:WORD|WD|PHRASE)|[Ss]ecret|SECRET|[Tt]oken|TOKEN"  # noqa: S105
-    r"|[Aa]pi_?[Kk]ey|API_?KEY|APIKey|api-key|API-KEY)"
-)
+# The names the generic rule knows, one part per spelling (a leading literal keeps the scan fast).
+_SECRET_WORDS = (
+    ("pass", "pass(?:word|wd|phrase)"), ("Pass", "Pass(?:word|wd|phrase)"), ("PASS", "PASS(?:WORD|WD|PHRASE)"),
+    ("secret", "secret"), ("Secret", "Secret"), ("SECRET", "SECRET"),
+    ("token", "token"), ("Token", "Token"), ("TOKEN", "TOKEN"),
+    ("api", "api(?:_?[Kk]ey|-key)"), ("Api", "Api_?[Kk]ey"), ("API", "API(?:_?KEY|Key|-KEY)"),
+)  # fmt: skip
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_CONNECTION_KEYS = ("Password", "password", "PASSWORD", "Pwd", "pwd", "PWD")
 
 # Every match of a detector contains one of these literals (tests hold each firing case to it).
 _ANCHORS: dict[str, tuple[str, ...]] = {
     "url-password": ("://",),
-    "connection-string-password": ("assword", "ASSWORD", "wd", "WD"),
+    "connection-string-password": (";",),
     "azure-storage-key": ("AccountKey=", "SharedAccessKey="),
     "private-key-block": ("PRIVATE KEY",),
     "aws-access-key-id": ("AKIA", "ASIA"),
     "aws-secret-access-key": ("ECRET", "ecret"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "github-fine-grained-pat": ("github_pat_",),
-    "gitlab-token": _GITLAB_PREFIXES,
+    "gitlab-token": ("gl",),
     "npm-token": ("npm_",),
     "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
     "anthropic-key": ("sk-ant-",),
@@ -217,12 +247,7 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
     "stripe-webhook-secret": ("whsec_",),
     "sendgrid-api-key": ("SG.",),
     "twilio-api-key": ("SK",),
-    "twilio-auth-token": ("twilio", "Twilio", "TWILIO"),
-    "heroku-api-key": ("HRKU-", "heroku", "Heroku", "HEROKU"),
-    "datadog-key": ("datadog", "Datadog", "DATADOG", "DD_", "dd_"),
     "jwt": ("eyJ",),
-    "secret-assignment": ("ass", "ASS", "ecret", "ECRET", "oken", "OKEN", "pi_key", "pi_Key", "pikey", "piKey",
-                          "PI_KEY", "PIKEY", "PIKey", "pi-key", "PI-KEY"),
     "curl-pipe-shell": ("curl", "wget"),
     "shell-exec-remote": ("curl", "wget"),
     "shell-profile-write": ("bashrc", "zshrc", "kshrc", "cshrc", "profile", "bash_log", "zshenv", "zlogin",
@@ -233,11 +258,19 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
 
 
 def _d(
-    id: str, code: str, pattern: str, description: str, judge: Callable[[re.Match[str]], bool] | None = None
+    id: str,
+    code: str,
+    pattern: str | list[tuple[str, str]],
+    description: str,
+    judge: Callable[[re.Match[str]], bool] | None = None,
 ) -> Detector:
+    """A table row; `pattern` is one source, or (literal, source) parts each run where its literal occurs."""
     if code == SECRET and judge is None:
         judge = _judge_token
-    return Detector(id, code, pattern, description, _ANCHORS[id], judge)
+    if isinstance(pattern, str):
+        return Detector(id, code, pattern, description, _ANCHORS[id], judge)
+    (literal, first), *rest = pattern
+    return Detector(id, code, first, description, (literal,), judge, tuple(rest))
 
 
 _PEM_SEP = r"(?:(?:\\r)?\\n|\r?\n|[ \t]+)"  # a real or an escaped line end, or spaces (one-line keys)
@@ -250,8 +283,7 @@ DETECTORS: tuple[Detector, ...] = (
        "URL with a password in its user info (scheme://user:password@host; RFC 3986 section 3.2.1)",
        _judge_password),
     _d("connection-string-password", SECRET,
-       "(?:" + "|".join(f"{k}(?<=;{k})|{k}(?<=; {k})" for k in _CONNECTION_KEYS) + ")"
-       r"""[ \t]*=[ \t]*(?P<secret>[^;'"\s$%{<*][^;'"\s]{0,127})""",
+       r""";[ \t]?(?:[Pp]assword|PASSWORD|[Pp]wd|PWD)[ \t]*=[ \t]*(?P<secret>[^;'"\s$%{<*][^;'"\s]{0,127})""",
        "Password=/Pwd= inside a ;-separated connection string (ADO.NET, ODBC, JDBC); "
        "https://learn.microsoft.com/dotnet/framework/data/adonet/connection-string-syntax", _judge_password),
     _d("azure-storage-key", SECRET,
@@ -276,7 +308,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("github-fine-grained-pat", SECRET,
        rf"github_pat_{_fresh(11, _ALNUM_)}[A-Za-z0-9]{{20,30}}_[A-Za-z0-9]{{50,70}}{_END}",
        "GitHub fine-grained personal access token (github_pat_...)"),
-    _d("gitlab-token", SECRET, rf"{_prefixed(_GITLAB_PREFIXES, 'A-Za-z0-9_-')}[A-Za-z0-9_-]{{20,}}{_B64_END}",
+    _d("gitlab-token", SECRET,
+       rf"gl{_fresh(2)}(?:{'|'.join(p[2:] for p in _GITLAB_PREFIXES)})[A-Za-z0-9_-]{{20,}}{_B64_END}",
        "GitLab token of any documented family (glpat-, gloas-, gldt-, glrt-, glcbt-, glptt-, glft-, glimt-, "
        "glagent-, glsoat-, glffct-); https://docs.gitlab.com/security/tokens/#token-prefixes", _judge_mixed),
     _d("npm-token", SECRET, rf"npm_{_fresh(4, _ALNUM_)}[A-Za-z0-9]{{36}}{_END}", "npm access token"),
@@ -314,18 +347,19 @@ DETECTORS: tuple[Detector, ...] = (
     _d("twilio-api-key", SECRET, rf"SK{_fresh(2, 'A-Za-z0-9')}[0-9a-f]{{32}}(?![A-Za-z0-9])",
        "Twilio API key SID (SK + 32 hex digits); https://www.twilio.com/docs/iam/api-keys", _judge_mixed),
     _d("twilio-auth-token", SECRET,
-       _named(r"(?:twilio|Twilio|TWILIO)[\w.-]{0,30}?(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET)", "[A-Za-z0-9]{32}"),
+       _cased(("twilio", "Twilio", "TWILIO"),
+              _named(r"{word}[\w.-]{0,30}?(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET)", "[A-Za-z0-9]{32}")),
        "Twilio auth token or API key secret (32 characters) under a Twilio-named key; "
        "https://www.twilio.com/docs/iam/api/authtoken", _judge_mixed),
     _d("heroku-api-key", SECRET,
-       rf"HRKU-{_fresh(5)}[A-Za-z0-9_-]{{40,}}{_B64_END}|"
-       + _named(r"(?:heroku|Heroku|HEROKU)[\w.-]{0,20}?(?:[Kk]ey|KEY|[Tt]oken|TOKEN)", _UUID),
+       [("HRKU-", rf"HRKU-{_fresh(5)}[A-Za-z0-9_-]{{40,}}{_B64_END}"),
+        *_cased(("heroku", "Heroku", "HEROKU"), _named(r"{word}[\w.-]{0,20}?(?:[Kk]ey|KEY|[Tt]oken|TOKEN)", _UUID))],
        "Heroku API key: HRKU-... or a UUID under a Heroku-named key; "
        "https://devcenter.heroku.com/articles/authentication"),
     _d("datadog-key", SECRET,
-       _named(r"(?:datadog|Datadog|DATADOG|DD_|dd_)[\w.-]{0,20}?"
-              r"(?:[Aa]pi|API|[Aa]pp|APP|[Aa]pplication|APPLICATION)[_.-]?(?:[Kk]ey|KEY)",
-              "[0-9a-f]{40}|[0-9a-f]{32}"),
+       _cased(("datadog", "Datadog", "DATADOG", ("DD_", "DD_(?<![A-Za-z0-9]DD_)"), ("dd_", "dd_(?<![A-Za-z0-9]dd_)")),
+              _named(r"{word}[\w.-]{0,20}?(?:[Aa]pi|API|[Aa]pp|APP|[Aa]pplication|APPLICATION)[_.-]?(?:[Kk]ey|KEY)",
+                     "[0-9a-f]{40}|[0-9a-f]{32}")),
        "Datadog API key (32 hex) or application key (40 hex) under a Datadog-named key; "
        "https://docs.datadoghq.com/account_management/api-app-keys/", _judge_mixed),
     _d("jwt", SECRET,
@@ -333,8 +367,9 @@ DETECTORS: tuple[Detector, ...] = (
        "JSON Web Token (three base64url segments starting eyJ; RFC 7519)"),
     # Last of the secrets: where a specific detector also matches, it reports (or is disabled).
     _d("secret-assignment", SECRET,
-       rf"(?P<name>{_SECRET_WORD}[\w.-]{{0,40}}){_ASSIGN}"
-       r"""(?P<secret>[^\s"'`\\()\[\]{}<>,;]{10,200})(?=["'`\s,;]|\Z)""",
+       [(literal, rf"(?P<name>{word}[\w.-]{{0,40}}){_ASSIGN}"
+                  r"""(?P<secret>[^\s"'`\\()\[\]{}<>,;]{10,200})(?=["'`\s,;]|\Z)""")
+        for literal, word in _SECRET_WORDS],
        "a generated-looking literal (10+ characters, mixed classes, entropy floor, no dictionary word) "
        "assigned to a password, secret, token or api_key name", _judge_assignment),
     _d("curl-pipe-shell", RISKY_SHELL,
@@ -387,13 +422,13 @@ def redacted(match: str) -> str:
 
 def secret_value(detector: Detector, match: str) -> str:
     """The credential inside a match: the `secret` group if the pattern has one."""
-    m = detector.pattern.match(match)
+    m = detector.rematch(match)
     return _value(m) if m else match
 
 
 def is_placeholder(detector: Detector, match: str) -> bool:
     """True for documented sample values and stand-ins (see each detector's judge)."""
-    m = detector.pattern.match(match)
+    m = detector.rematch(match)
     return m is not None and detector.judge is not None and not detector.judge(m)
 
 
@@ -416,8 +451,8 @@ def _check(detector: Detector, found: AddedMatch, allowed: frozenset[str]) -> tu
 def _in_context(detector: Detector, found: AddedMatch) -> re.Match[str] | None:
     """The detector's match again, within its line where it fits there (judges may look back)."""
     at = found.line_text.find(found.match)
-    m = detector.pattern.match(found.line_text, at) if at >= 0 else None
-    return m if m is not None and m.group(0) == found.match else detector.pattern.match(found.match)
+    m = detector.rematch(found.line_text, at) if at >= 0 else None
+    return m if m is not None and m.group(0) == found.match else detector.rematch(found.match)
 
 
 def scan(
@@ -432,19 +467,25 @@ def scan(
     not honoured: the job under review could add them itself.
     """
     found: dict[tuple[str, int, str], Violation] = {}
+    lower = added.text.lower()
     for detector in DETECTORS:
-        if detector.id not in disabled and detector.may_match(added.text):
-            found.update(_scan_one(detector, added, allowed_fingerprints, found))
+        if detector.id not in disabled:
+            found.update(_scan_one(detector, added, allowed_fingerprints, found, lower))
     return sorted(found.values(), key=lambda v: (v.path or "", v.line or 0))
 
 
 def _scan_one(
-    detector: Detector, added: AddedText, allowed: frozenset[str], seen: dict[tuple[str, int, str], Violation]
+    detector: Detector,
+    added: AddedText,
+    allowed: frozenset[str],
+    seen: dict[tuple[str, int, str], Violation],
+    lower: str | None = None,
 ) -> dict[tuple[str, int, str], Violation]:
     """One detector's violations, keyed so a token inside a credentialed URL reports once."""
     found: dict[tuple[str, int, str], Violation] = {}
     hits = 0
-    for m in added.search(detector.pattern):
+    matches = (m for pattern in detector.patterns(added.text, lower) for m in added.search(pattern))
+    for m in matches:
         checked = _check(detector, m, allowed)
         if checked is None:
             continue
@@ -481,9 +522,10 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
         return redacted(m.group(0))
 
     text = _PEM_BLOCK.sub(mask_block, text)
+    lower = text.lower()  # redaction only ever shortens text, so a literal absent here stays absent
     for detector in _SECRETS:
-        if detector.may_match(text):
-            text = detector.pattern.sub(mask(detector), text)
+        for pattern in detector.patterns(text, lower):
+            text = pattern.sub(mask(detector), text)
     return text, counts
 
 
