@@ -52,6 +52,10 @@ CODES: dict[str, Code] = {
         "An added line pipes remote content to a shell, edits shell profiles or SSH config, or chmods 777.",
     ),
     "test-failed": Code("Required test failed", "The required test exited non-zero or could not start."),
+    "test-side-effect": Code(
+        "Required test changed the tree",
+        "The required test changed HEAD, the index or the working tree it was scored on.",
+    ),
     "test-timeout": Code("Required test timed out", "The required test ran past test_timeout_s and was killed."),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
     "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),

@@ -158,6 +158,7 @@ class TestOutcome(NamedTuple):
     output_tail: str = ""
     reason: str = ""
     notes: tuple[str, ...] = ()  # what the report's reader should know about this run (warnings)
+    side_effects: tuple[tuple[str | None, str], ...] = ()  # (path or None for HEAD, what the test did to it)
 
 
 class CommitMessage(NamedTuple):

@@ -25,7 +25,6 @@ from .model import (
     TEST_NOT_RUN,
     TEST_PASSED,
     TEST_SKIPPED,
-    TEST_TIMEOUT,
     AddedText,
     CommitMessage,
     Inspection,
@@ -129,10 +128,10 @@ def cap_per_code(violations: list[Violation]) -> list[Violation]:
 
 
 def _test_outcome(
-    opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation], environ: Mapping[str, str],
-    worktree_head: Callable[[], str | None],
+    repo: Repository, opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation],
+    environ: Mapping[str, str],
 ) -> TestOutcome:
-    from . import testrun
+    from .testrun.session import run_required
 
     argv = manifest.required_test
     if violations:
@@ -145,26 +144,12 @@ def _test_outcome(
     if ins.repo_root is None:  # core.bare set in a clone must not be a way to skip the test
         return TestOutcome(TEST_FAILED, argv, reason="a bare repository has no working tree to run the test "
                            "in; score a checkout of --head, or pass --skip-test")
-    if ins.mode == "range" and worktree_head() != ins.head:
+    if ins.mode == "range" and repo.head() != ins.head:
         return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
                            "commit to run the test there, or pass --skip-test")
-    env = testrun.test_environment(environ, manifest.test_env)
-    test = testrun.run_test(argv, ins.repo_root, manifest.test_timeout_s, env, progress=opts.progress)
-    inside = testrun.program_inside(argv[0], env, ins.repo_root)
-    if inside is not None:
-        test = test._replace(notes=(*test.notes, f"the required test's program {inside} is inside the repository, "
-                                    "found through PATH: if git does not track it, the job can rewrite it unseen "
-                                    "(CI, on a clean checkout, is the backstop)"))
-    return test
-
-
-def _test_violations(test: TestOutcome) -> list[Violation]:
-    if test.status == TEST_TIMEOUT:
-        return [Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}")]
-    if test.status == TEST_FAILED:
-        why = test.reason or f"exited {test.exit_code}"
-        return [Violation("test-failed", f"{' '.join(test.argv)}: {why}")]
-    return []
+    # Range mode scores commits, which nothing the test does can change; in worktree mode the
+    # commit is still to be made, from the index the test could rewrite.
+    return run_required(repo, manifest, environ, watch_tree=ins.mode == "worktree", progress=opts.progress)
 
 
 class Scored(NamedTuple):
@@ -225,6 +210,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     from .checks.blast_radius import check_blast_radius
     from .checks.paths import allowed_paths
     from .checks.registry import CHECKS
+    from .checks.required_test import check_test
 
     manifest, job, path, rel, ins, content = scored
     ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
@@ -238,8 +224,8 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     edited = any(v.code == "manifest-changed" for v in violations)
     shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
-    test = _test_outcome(opts, manifest, ins, [] if shadow else violations, environ, repo.head)
-    violations += _test_violations(test)
+    test = _test_outcome(repo, opts, manifest, ins, [] if shadow else violations, environ)
+    violations += check_test(test)
     failed = bool(violations) and not shadow
     return redacted(Result(
         verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,

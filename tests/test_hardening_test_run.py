@@ -199,3 +199,76 @@ def test_only_pre_commits_own_environment_leaves_the_tests_path(venv: str, path:
 
     env = test_environment({"PATH": path, "PRE_COMMIT": "1", "VIRTUAL_ENV": venv}, ())
     assert env["PATH"] == kept
+
+
+# --- side effects: the test may not change what was scored -------------------------------------------
+
+
+def git_in_test(*args: str) -> str:
+    """Python source that runs git inside the required test, as job code could."""
+    return f"import subprocess; subprocess.run(['git', '-c', 'user.name=x', '-c', 'user.email=x@x', *{list(args)!r}], check=True)\n"
+
+
+@pytest.mark.parametrize(
+    ("script", "paths"),
+    [
+        # the attack: new content staged after inspection, committed unscored
+        ("open('allowed/a.py', 'w').write('eval(payload)\\n')\n" + git_in_test("add", "allowed/a.py"),
+         {"allowed/a.py"}),
+        # a new file, staged
+        ("open('other/new.py', 'w').write('x\\n')\n" + git_in_test("add", "other/new.py"), {"other/new.py"}),
+        # a clean file changed on disk only
+        ("open('other/b.py', 'a').write('more\\n')\n", {"other/b.py"}),
+        # the scored change itself reverted on disk
+        ("open('allowed/a.py', 'w').write('one\\ntwo\\nthree\\n')\n", {"allowed/a.py"}),
+        # a file created and left untracked
+        ("open('other/left.txt', 'w').write('x\\n')\n", {"other/left.txt"}),
+        # a file deleted
+        ("import os; os.remove('README.txt')\n", {"README.txt"}),
+        # an index flag that hides a later edit
+        (git_in_test("update-index", "--skip-worktree", "other/b.py"), {"other/b.py"}),
+        # the executable bit
+        ("import os; os.chmod('other/b.py', 0o755)\n", {"other/b.py"}),
+        # HEAD moved: the commit would get another parent
+        (git_in_test("commit", "-q", "--no-verify", "--allow-empty", "-m", "x"), {None}),
+    ],
+    ids=["stage-new-content", "stage-new-file", "edit-clean", "revert-scored", "create", "delete",
+         "skip-worktree", "chmod", "move-head"],
+)
+def test_the_test_may_not_change_what_was_scored(ready: GitRepo, script: str, paths: set) -> None:
+    ready.manifest(required_test=py(script))
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-side-effect"), out.text
+    assert out.codes == {"test-side-effect"}
+    assert out.paths("test-side-effect") == paths
+    assert out.report["test"]["status"] == "passed"  # the test itself exited 0
+
+
+def test_writes_outside_the_repository_and_to_ignored_paths_are_not_side_effects(ready: GitRepo) -> None:
+    ready.write(".gitignore", "build/\n")
+    ready.commit("ignore build")
+    ready.write("allowed/a.py", "fixed again\n")
+    ready.write("allowed/new.py", "untracked before the test, untouched by it\n")
+    outside = ready.scratch / "log.txt"
+    script = (f"open({str(outside)!r}, 'w').write('x')\nimport os; os.makedirs('build', exist_ok=True)\n"
+              "open('build/out.o', 'w').write('x')\nopen('allowed/a.py').read()\n")
+    ready.manifest(required_test=py(script))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.codes == set(), out.text
+
+
+def test_range_mode_does_not_watch_the_checkout(committed: GitRepo) -> None:
+    """In CI the scored commits cannot change; a test that writes a coverage file there is fine."""
+    committed.git("checkout", "-q", "-b", "agent-x")
+    committed.write("allowed/a.py", "v1\n")
+    committed.commit("v1")
+    committed.manifest(required_test=py("open('coverage.xml', 'w').write('x')\n"))
+    out = committed.score("--base", "main", skip_test=False)
+    assert out.exit_code == 0 and out.codes == set(), out.text
+
+
+def test_side_effects_are_reported_in_shadow_mode_too(ready: GitRepo) -> None:
+    ready.manifest(required_test=py("open('other/b.py', 'a').write('more\\n')\n"))
+    out = ready.score("--shadow", skip_test=False)
+    assert out.exit_code == 0 and out.codes == {"test-side-effect"}
+    assert out.last_line == "RESULT: PASS (shadow: 1 would-fail)"

@@ -6,8 +6,10 @@ No git here: these are the plain-file reads that git.py needs next to git's own 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
+import stat
 
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 
@@ -72,3 +74,24 @@ def readlink(root: str, path: str) -> str | None:
         return os.readlink(os.path.join(root, path))
     except OSError:
         return None
+
+
+def fingerprint(root: str, path: str) -> str:
+    """What is at `path` now, by content (never by stat data, never through a symlink)."""
+    full = os.path.join(root, path)
+    st = lstat(full)
+    if st is None:
+        return "absent"
+    if stat.S_ISLNK(st.st_mode):
+        return f"symlink {readlink(root, path)!r}"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{stat.filemode(st.st_mode)[0]} (not a regular file)"
+    digest = hashlib.sha256()
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    return f"{'executable' if st.st_mode & 0o100 else 'file'} {digest.hexdigest()}"

@@ -296,6 +296,15 @@ class Repository:
         """Tracked files with their index flags, and untracked files."""
         return self.start("ls-files", "-z", "-v", "-c", "-o", "--exclude-per-directory=.gitignore")
 
+    def start_index_records(self) -> subprocess.Popen[bytes]:
+        """Every index entry by content: tag (flags), mode, object id, stage, path; no stat data."""
+        return self.start("ls-files", "-s", "-v", "-z")
+
+    def start_status_all(self) -> subprocess.Popen[bytes]:
+        """HEAD, the branch, and every changed or untracked path, untracked directories expanded."""
+        return self.start("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+                          "--ignore-submodules=none")
+
     def start_ignored(self) -> subprocess.Popen[bytes]:
         return self.start("ls-files", "-z", "-o", "-i", "--directory", "--exclude-per-directory=.gitignore")
 

@@ -359,3 +359,35 @@ def partially_staged(out: bytes) -> list[str]:
         if entry[:2] == b"1 " and b"." not in entry[2:4]:
             found.append(_decode_path(entry.split(b" ", 8)[8]))
     return found
+
+
+# Fields before the path in each `status --porcelain=v2` record kind (renames are not asked for).
+_STATUS_FIELDS = {b"1": 8, b"u": 10, b"?": 1, b"!": 1}
+
+
+def status_records(out: bytes) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """`status --porcelain=v2 -z --branch --no-renames`: ({header: value}, {path: whole record})."""
+    headers: dict[str, bytes] = {}
+    records: dict[str, bytes] = {}
+    for entry in out.split(b"\0"):
+        kind = entry[:1]
+        if kind == b"#":
+            name, _, value = entry[2:].partition(b" ")
+            headers[name.decode("ascii", "replace")] = value
+        elif kind in _STATUS_FIELDS:
+            fields = entry.split(b" ", _STATUS_FIELDS[kind])
+            if len(fields) == _STATUS_FIELDS[kind] + 1:
+                records[_decode_path(fields[-1])] = entry
+        elif entry:
+            raise GitError(f"unexpected git status record {entry[:40]!r}")
+    return headers, records
+
+
+def index_records(out: bytes) -> dict[str, frozenset[bytes]]:
+    """`ls-files -s -v -z`: every record (tag, mode, object id, stage) of each path in the index."""
+    found: dict[str, set[bytes]] = {}
+    for entry in out.split(b"\0"):
+        meta, tab, name = entry.partition(b"\t")
+        if tab:
+            found.setdefault(_decode_path(name), set()).add(meta)
+    return {path: frozenset(metas) for path, metas in found.items()}

@@ -1,0 +1,26 @@
+"""The required test's outcome, and what it changed, as violations."""
+
+from __future__ import annotations
+
+from ..model import TEST_FAILED, TEST_TIMEOUT, TestOutcome, Violation
+
+_SIDE_EFFECT = {
+    "staged": "the required test changed this path in the index: git would commit what was not scored",
+    "changed": "the required test changed this file: the tree it left is not the one that was scored",
+    "created": "the required test created this file (not ignored): the tree it left is not the one that was "
+               "scored; ignore it in .gitignore, write it outside the repository, or name it in test_report",
+    "deleted": "the required test deleted this file: the tree it left is not the one that was scored",
+}
+
+
+def check_test(test: TestOutcome) -> list[Violation]:
+    """test-timeout / test-failed from the run, then one test-side-effect per path it changed."""
+    found = []
+    if test.status == TEST_TIMEOUT:
+        found.append(Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}"))
+    elif test.status == TEST_FAILED:
+        why = test.reason or f"exited {test.exit_code}"
+        found.append(Violation("test-failed", f"{' '.join(test.argv)}: {why}"))
+    for path, what in test.side_effects:
+        found.append(Violation("test-side-effect", _SIDE_EFFECT.get(what, f"the required test {what}"), path))
+    return found
