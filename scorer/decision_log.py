@@ -2,7 +2,7 @@
 
 Writing the log is best effort: `record` never raises, because a log that cannot be
 written must never change a verdict. Every text stored is passed through
-`detectors.redact` first; `export` additionally hides home directories, e-mail and
+`redaction.redact` first; `export` additionally hides home directories, e-mail and
 IP addresses so a log can be shared.
 """
 
@@ -20,9 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .checks.detectors import redact, redact_with_counts
 from .errors import ScoreDiffError
 from .model import Result
+from .redaction import redact, redact_with_counts
 
 SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock

@@ -79,6 +79,12 @@ def _command(args: list[str]) -> tuple[str, list[str]]:
     raise UsageError(f"score-diff: unknown subcommand {args[0]!r}{hint}")
 
 
+def _redact(text: str) -> str:
+    from .redaction import redact
+
+    return redact(text)
+
+
 def main(
     argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
     stdout: TextIO | None = None, stdin: TextIO | None = None, cwd: str | None = None,
@@ -98,11 +104,11 @@ def main(
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
         ctx.stdout.write(f"{exc}\n{could_not_score_line(exc.code)}\n")
-    except ScoreDiffError as exc:
-        ctx.stdout.write(f"score-diff: {exc}\n{could_not_score_line(exc.code)}\n")
+    except ScoreDiffError as exc:  # a message can name a file, and a file name can hold a secret
+        ctx.stdout.write(f"score-diff: {_redact(str(exc))}\n{could_not_score_line(exc.code)}\n")
     except KeyboardInterrupt:
         ctx.stdout.write(f"score-diff: interrupted\n{could_not_score_line('interrupted')}\n")
     except Exception as exc:  # never a bare traceback, never exit 0
-        ctx.stdout.write(f"score-diff: unexpected {type(exc).__name__}: {exc}\n")
+        ctx.stdout.write(f"score-diff: unexpected {type(exc).__name__}: {_redact(str(exc))}\n")
         ctx.stdout.write(could_not_score_line("internal-error") + "\n")
     return 2

@@ -70,7 +70,7 @@ def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[CommitMe
     """Commit messages that may carry Blast-Radius trailers, oldest first."""
     found = []
     if ins.base and ins.head:
-        found = [CommitMessage(f"commit {commit}", text, text)
+        found = [CommitMessage(f"commit {commit} message", text, text)
                  for commit, text in reversed(repo.commit_messages(ins.base, ins.head))]
     for name in opts.message_files:
         try:
@@ -208,6 +208,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
 def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str, str]) -> Result:
     """Every check, then the required test, into one Result."""
     from .checks.blast_radius import check_blast_radius
+    from .checks.names import check_message_secrets
     from .checks.paths import allowed_paths
     from .checks.registry import CHECKS
     from .checks.required_test import check_test
@@ -216,8 +217,10 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
+    messages = _messages(repo, ins, opts)
+    found += check_message_secrets(messages, job)
     blast_found, accepted = check_blast_radius(
-        ins, manifest, _messages(repo, ins, opts), read_scored, rel, opts.defer_justifications
+        ins, manifest, messages, read_scored, rel, opts.defer_justifications
     )
     violations = cap_per_code(found + blast_found)
     # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
@@ -238,15 +241,10 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
 
 
 def redacted(result: Result) -> Result:
-    """Every free text a report can carry, with secret shapes masked: a secret is never echoed."""
-    from .checks import detectors
+    """Every free text a report can carry, paths included, with secret shapes masked."""
+    from .redaction import redacted_result
 
-    return result._replace(
-        violations=tuple(v._replace(message=detectors.redact(v.message)) for v in result.violations),
-        test=result.test._replace(output_tail=detectors.redact(result.test.output_tail),
-                                  reason=detectors.redact(result.test.reason)),
-        warnings=tuple(detectors.redact(w) for w in result.warnings),
-    )
+    return redacted_result(result)
 
 
 def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Result:

@@ -8,6 +8,7 @@ from ..model import AddedText, Inspection, Violation
 from .content import check_added_tokens, check_secrets
 from .hidden import check_inspection
 from .job import Job
+from .names import check_path_secrets
 from .paths import (
     check_empty,
     check_file_count,
@@ -28,6 +29,7 @@ CHECKS: tuple[Check, ...] = (
     check_file_count,
     check_sizes,
     check_kinds,
+    check_path_secrets,
 )
 
 # Checks of added lines alone: the scorer runs them on each batch of lines as git streams

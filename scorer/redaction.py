@@ -1,0 +1,140 @@
+"""Where secrets are masked: every free text a person or a log can see passes through here.
+
+The detectors (`checks.detectors`) know what a secret looks like; this module decides what
+is redacted, and when: before any cutting (a tail of test output) or formatting (every
+report format, the decision log), and for every field of a Result, paths and
+justifications included, once the verdict has been reached on the real values.
+
+On top of the detectors' shapes it masks a private key *body* whose header is missing
+(cut off, or never printed): runs of base64 lines of key-body shape.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+
+from .model import ChangedPath, Justification, Result, Violation
+
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_MASK = "****"
+# Cheap test first: no base64 run of 40 characters, no key body.
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
+# Line ends, real or escaped as in a repr (`'...\\n...'`), kept so the text keeps its shape.
+_LINE_END = re.compile(r"(\r\n|\n|\r|\\r\\n|\\n)")
+_END_MARKER = "-----END "
+_TRAILING = " \t'\",;)]}"
+BODY_MIN, BODY_MAX = 40, 100  # PEM lines are 64 characters, OpenSSH 70, MIME 76
+
+
+def _token(segment: str) -> tuple[int, int]:
+    """(start, end) of the base64 token that ends `segment` (before closing quotes and spaces)."""
+    end = len(segment.rstrip(_TRAILING))
+    core = segment[:end].rstrip("=")
+    start = len(core.rstrip(_B64))
+    return start, end
+
+
+def _is_body(segment: str) -> bool:
+    """A full key-body line: one base64 token of key-line length, mixed case and digits."""
+    start, end = _token(segment)
+    token = segment[start:end]
+    if not BODY_MIN <= len(token) <= BODY_MAX or "=" in token.rstrip("="):
+        return False
+    return any(c.isupper() for c in token) and any(c.islower() for c in token) and any(c.isdigit() for c in token)
+
+
+def _is_last(segment: str, previous: str) -> bool:
+    """A key body's short last line: a base64 token after the same prefix as the body's lines
+    (`E       ` in pytest's output), or alone on its line."""
+    start, end = _token(segment)
+    lead = segment[:start]
+    return 4 <= end - start <= BODY_MAX and (not lead.strip(_TRAILING) or lead == previous[: _token(previous)[0]])
+
+
+def _mask(segment: str) -> str:
+    start, end = _token(segment)
+    return segment[:start] + _MASK + segment[end:]
+
+
+def redact_key_body(text: str) -> tuple[str, int]:
+    """`text` with private-key body lines masked even where no BEGIN line precedes them.
+
+    Two or more consecutive key-body lines (or one followed by an END line) are a key body;
+    the short line that ends one is masked with it. Returns the text and how many runs.
+    """
+    if not _LONG_RUN.search(text):
+        return text, 0
+    parts = _LINE_END.split(text)
+    lines = parts[::2]
+    body = [_is_body(line) for line in lines]
+    runs, i = 0, 0
+    while i < len(lines):
+        if not body[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and body[j]:
+            j += 1
+        ended = j < len(lines) and _END_MARKER in lines[j]
+        if j - i >= 2 or ended:
+            runs += 1
+            if not ended and j < len(lines) and _is_last(lines[j], lines[j - 1]):
+                j += 1
+            for k in range(i, j):
+                lines[k] = _mask(lines[k])
+        i = j
+    parts[::2] = lines
+    return "".join(parts), runs
+
+
+def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
+    """`text` with every secret shape masked; how many of each (by detector id)."""
+    from .checks import detectors
+
+    text, counts = detectors.redact_with_counts(text)
+    text, runs = redact_key_body(text)
+    if runs:
+        counts["private-key-body"] += runs
+    return text, counts
+
+
+def redact(text: str) -> str:
+    """`text` with every secret shape masked."""
+    return redact_with_counts(text)[0]
+
+
+def _opt(text: str | None) -> str | None:
+    return None if text is None else redact(text)
+
+
+def _changed(c: ChangedPath) -> ChangedPath:
+    return c._replace(path=redact(c.path), old_path=_opt(c.old_path), symlink_target=_opt(c.symlink_target))
+
+
+def _violation(v: Violation) -> Violation:
+    return v._replace(message=redact(v.message), path=_opt(v.path))
+
+
+def _justification(j: Justification) -> Justification:
+    return Justification(*(redact(field) for field in j))
+
+
+def redacted_result(result: Result) -> Result:
+    """Every free text of `result` masked: messages, paths, justifications, the test's output.
+
+    Applied after the verdict: the checks decide on real paths, people only ever see these.
+    """
+    test = result.test
+    return result._replace(
+        violations=tuple(map(_violation, result.violations)),
+        changed=tuple(map(_changed, result.changed)),
+        allowed=frozenset(map(redact, result.allowed)),  # renderers look changed paths up in it
+        justifications=tuple(map(_justification, result.justifications)),
+        test=test._replace(output_tail=redact(test.output_tail), reason=redact(test.reason),
+                           argv=tuple(map(redact, test.argv)), notes=tuple(map(redact, test.notes))),
+        warnings=tuple(map(redact, result.warnings)),
+        manifest_path=_opt(result.manifest_path),
+        job_id=_opt(result.job_id),
+        branch=_opt(result.branch),
+    )
