@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import collections
 import re
+from collections.abc import Iterator, Sequence
 
-from .model import ChangedPath, Justification, Result, Violation
+from .model import Justification, Result
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _MASK = "****"
-# Cheap test first: no base64 run of 40 characters, no key body.
-_LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
+# Cheap test first: no base64 run of 40 characters, no key body. Bytes: translate and find
+# run in C, several times faster than a regex that must try every position.
+_RUNS = bytes(ord("a") if chr(i) in _B64 else ord(" ") for i in range(256))
+_LONG_RUN = b"a" * 40
 # Line ends, real or escaped as in a repr (`'...\\n...'`), kept so the text keeps its shape.
 _LINE_END = re.compile(r"(\r\n|\n|\r|\\r\\n|\\n)")
 _END_MARKER = "-----END "
@@ -63,7 +66,7 @@ def redact_key_body(text: str) -> tuple[str, int]:
     Two or more consecutive key-body lines (or one followed by an END line) are a key body;
     the short line that ends one is masked with it. Returns the text and how many runs.
     """
-    if not _LONG_RUN.search(text):
+    if _LONG_RUN not in text.encode("utf-8", "surrogatepass").translate(_RUNS):
         return text, 0
     parts = _LINE_END.split(text)
     lines = parts[::2]
@@ -104,20 +107,33 @@ def redact(text: str) -> str:
     return redact_with_counts(text)[0]
 
 
-def _opt(text: str | None) -> str | None:
-    return None if text is None else redact(text)
+def _redact_many(items: Sequence[str]) -> list[str]:
+    """`redact` of each item, with one scan for the common case of nothing to mask.
+
+    Masking never depends on more than the item itself: joined by newlines, items that hold
+    no secret shape still hold none. Halving finds the few that do in O(k log n) scans.
+    """
+    if not items:
+        return []
+    joined = "\n".join(items)
+    if redact(joined) == joined:
+        return list(items)
+    if len(items) == 1:
+        return [redact(items[0])]
+    mid = len(items) // 2
+    return _redact_many(items[:mid]) + _redact_many(items[mid:])
 
 
-def _changed(c: ChangedPath) -> ChangedPath:
-    return c._replace(path=redact(c.path), old_path=_opt(c.old_path), symlink_target=_opt(c.symlink_target))
-
-
-def _violation(v: Violation) -> Violation:
-    return v._replace(message=redact(v.message), path=_opt(v.path))
-
-
-def _justification(j: Justification) -> Justification:
-    return Justification(*(redact(field) for field in j))
+def _texts(result: Result) -> Iterator[str | None]:
+    """Every short free text of `result` (the test's output is redacted on its own)."""
+    yield from (result.manifest_path, result.job_id, result.branch, *result.warnings, *result.allowed)
+    for c in result.changed:
+        yield from (c.path, c.old_path, c.symlink_target)
+    for v in result.violations:
+        yield from (v.message, v.path)
+    for j in result.justifications:
+        yield from j
+    yield from (result.test.reason, *result.test.argv, *result.test.notes)
 
 
 def redacted_result(result: Result) -> Result:
@@ -125,16 +141,28 @@ def redacted_result(result: Result) -> Result:
 
     Applied after the verdict: the checks decide on real paths, people only ever see these.
     """
+    texts = sorted({t for t in _texts(result) if t})
+    table = {t: masked for t, masked in zip(texts, _redact_many(texts), strict=True) if masked != t}
     test = result.test
+    if not table:  # the usual case: nothing but the test's output to look at, 5,000 paths untouched
+        return result._replace(test=test._replace(output_tail=redact(test.output_tail)))
+
+    def r(text: str | None) -> str | None:
+        return table.get(text, text) if text else text
+
+    def rs(text: str) -> str:
+        return table.get(text, text)
+
     return result._replace(
-        violations=tuple(map(_violation, result.violations)),
-        changed=tuple(map(_changed, result.changed)),
-        allowed=frozenset(map(redact, result.allowed)),  # renderers look changed paths up in it
-        justifications=tuple(map(_justification, result.justifications)),
-        test=test._replace(output_tail=redact(test.output_tail), reason=redact(test.reason),
-                           argv=tuple(map(redact, test.argv)), notes=tuple(map(redact, test.notes))),
-        warnings=tuple(map(redact, result.warnings)),
-        manifest_path=_opt(result.manifest_path),
-        job_id=_opt(result.job_id),
-        branch=_opt(result.branch),
+        violations=tuple(v._replace(message=rs(v.message), path=r(v.path)) for v in result.violations),
+        changed=tuple(c._replace(path=rs(c.path), old_path=r(c.old_path), symlink_target=r(c.symlink_target))
+                      for c in result.changed),
+        allowed=frozenset(map(rs, result.allowed)),  # renderers look changed paths up in it
+        justifications=tuple(Justification(*map(rs, j)) for j in result.justifications),
+        test=test._replace(output_tail=redact(test.output_tail), reason=rs(test.reason),
+                           argv=tuple(map(rs, test.argv)), notes=tuple(map(rs, test.notes))),
+        warnings=tuple(map(rs, result.warnings)),
+        manifest_path=r(result.manifest_path),
+        job_id=r(result.job_id),
+        branch=r(result.branch),
     )
