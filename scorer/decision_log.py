@@ -14,7 +14,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -54,8 +54,14 @@ _COLUMNS = (
 # Added for `score-diff guard` (mode "guard"): nullable, added to an existing log in place, so a
 # log stays readable and writable by an older score-diff (which names its columns).
 GUARD_COLUMNS = ("agent", "event", "tool", "paths", "decision", "reason", "session", "turn")
+# Added the same way for every scoring: what the test did (passed, failed, timeout, skipped, not-run),
+# the branch scored, and the gate that asked (hook, ci, manual, server; guard rows say guard).
+SCORING_COLUMNS = ("test_status", "branch", "gate")
+GATES = ("hook", "ci", "manual", "server", "guard")
+_ADDED = (*GUARD_COLUMNS, *SCORING_COLUMNS)
 # Column names are constants; every value goes through a ? parameter.
-_INSERT = f"INSERT INTO decisions ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"  # noqa: S608
+_WRITTEN = (*_COLUMNS, *SCORING_COLUMNS)
+_INSERT = f"INSERT INTO decisions ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))})"  # noqa: S608
 
 
 class DecisionLogError(ScoreDiffError):
@@ -67,10 +73,22 @@ def default_db_path(git_dir: Path) -> Path:
     return git_dir / "score-diff" / "decisions.sqlite3"
 
 
+def infer_gate(environ: Mapping[str, str]) -> str:
+    """The gate a scoring ran in, when the command did not say: a commit hook (the pre-commit
+    framework sets PRE_COMMIT; git sets GIT_INDEX_FILE for its commit hooks), CI (CI is set by
+    GitHub Actions, GitLab CI and most others), or a person at a terminal."""
+    if environ.get("PRE_COMMIT") == "1" or environ.get("GIT_INDEX_FILE"):
+        return "hook"
+    if environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+        return "ci"
+    return "manual"
+
+
 def record_guard(db_path: Path, row: dict[str, Any]) -> str | None:
     """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning."""
     try:
-        values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *GUARD_COLUMNS)}
+        values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *_ADDED)}
+        values.setdefault("gate", "guard")
         if isinstance(row.get("paths"), (list, tuple)):
             values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
         values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
@@ -93,10 +111,10 @@ def _insert_sql(db_path: Path, sql: str, row: tuple[Any, ...]) -> None:
         conn.execute(sql, row)
 
 
-def record(db_path: Path, result: Result) -> str | None:
-    """Append one row for `result`; return None, or a warning if it could not be written."""
+def record(db_path: Path, result: Result, gate: str | None = None) -> str | None:
+    """Append one row for `result`, asked for by `gate`; return None, or a warning if it could not be written."""
     try:
-        row = _row(result)
+        row = (*_row(result), result.test.status, _r(result.branch), gate)
         db_path.parent.mkdir(parents=True, exist_ok=True)
         _with_retries(lambda: _insert(db_path, row))
     except Exception as e:  # a log that cannot be written never changes the verdict
@@ -170,19 +188,20 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     have = {row[1] for row in conn.execute("PRAGMA table_info(decisions)")}
-    for name in GUARD_COLUMNS:
-        if name not in have:  # constant names; an older log gains the guard's columns in place
+    for name in _ADDED:
+        if name not in have:  # constant names; an older log gains the new columns in place
             conn.execute(f"ALTER TABLE decisions ADD COLUMN {name} TEXT")
 
 
-def read(db_path: Path, *, job: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-    """Logged decisions, newest first, optionally for one job and at most `limit` of them."""
+def read(
+    db_path: Path, *, job: str | None = None, limit: int | None = None, verdict: str | None = None
+) -> list[dict[str, Any]]:
+    """Logged decisions, newest first, optionally for one job and one verdict, at most `limit` of them."""
     if not db_path.is_file():
         return []
-    params: list[Any] = []
-    sql = ""
-    if job is not None:
-        sql, params = sql + " WHERE job_id = ?", [job]
+    where = [(clause, value) for clause, value in (("job_id = ?", job), ("verdict = ?", verdict)) if value is not None]
+    params: list[Any] = [value for _, value in where]
+    sql = (" WHERE " + " AND ".join(clause for clause, _ in where)) if where else ""
     sql += " ORDER BY id DESC"
     if limit is not None:
         sql, params = sql + " LIMIT ?", [*params, max(limit, 0)]
@@ -192,7 +211,7 @@ def read(db_path: Path, *, job: str | None = None, limit: int | None = None) -> 
             if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'decisions'").fetchone():
                 return []
             have = {row[1] for row in conn.execute("PRAGMA table_info(decisions)")}
-            names = ("id", *_COLUMNS, *(c for c in GUARD_COLUMNS if c in have))
+            names = ("id", *_COLUMNS, *(c for c in _ADDED if c in have))
             query = f"SELECT {', '.join(names)} FROM decisions{sql}"  # noqa: S608 - constant column names
             return [_record(names, row) for row in conn.execute(query, params)]
     except sqlite3.Error as e:
@@ -208,6 +227,11 @@ def _record(names: tuple[str, ...], row: tuple[Any, ...]) -> dict[str, Any]:
     if record.get("mode") != "guard":  # a scoring row: the guard's columns mean nothing there
         for name in GUARD_COLUMNS:
             record.pop(name, None)
+        for name in SCORING_COLUMNS:
+            record.setdefault(name, None)  # a row from before these columns: unknown, never guessed
+    else:
+        for name in ("test_status", "branch"):
+            record.pop(name, None)
     return record
 
 
@@ -222,8 +246,10 @@ def _format_text(records: list[dict[str, Any]]) -> str:
         verdict = r["verdict"] + (" (shadow)" if r["shadow"] else "")
         span = f"{(r['base'] or '-')[:12]}..{(r['head'] or '-')[:12]}"
         n = len(r["violations"])
+        known = "".join(f"  {label} {r[key]}" for label, key in (("branch", "branch"), ("gate", "gate"),
+                                                                 ("test", "test_status")) if r.get(key))
         out.append(
-            f"{r['time']}  {verdict}  exit {r['exit_code']}  job {r['job_id'] or '-'}  {r['mode']} {span}"
+            f"{r['time']}  {verdict}  exit {r['exit_code']}  job {r['job_id'] or '-'}  {r['mode']} {span}{known}"
             f"  {r['duration_s']:.1f}s  {n} violation{'' if n == 1 else 's'}"
         )
         for v in r["violations"]:

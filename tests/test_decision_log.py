@@ -65,6 +65,9 @@ def test_round_trip_creates_the_directory_and_keeps_every_field(db: Path) -> Non
         ],
         "duration_s": 1.25,
         "version": "0.1.0",
+        "test_status": "not-run",
+        "branch": None,
+        "gate": None,
     }
 
 
@@ -190,7 +193,7 @@ def test_format_text_and_json(db: Path) -> None:
     text = format_records(records, "text")
     assert text.splitlines() == [
         "2025-01-02T03:04:05Z  FAIL (shadow)  exit 1  job job-1  range aaaaaaaaaaaa..bbbbbbbbbbbb"
-        "  1.2s  1 violation",
+        "  test not-run  1.2s  1 violation",
         "    [unlisted-path] src/f0.py:1: not allowed 0",
     ]
     assert json.loads(format_records(records, "json")) == records
@@ -260,3 +263,72 @@ def test_export_to_an_unwritable_path_is_a_named_error(db: Path, tmp_path: Path)
     record(db, result())
     with pytest.raises(DecisionLogError, match="cannot write export"):
         export(db, tmp_path / "missing-dir" / "x.jsonl")
+
+
+# -- what a row says about the run: the test, the branch, the gate ---------------------------
+
+
+def test_a_row_carries_the_test_status_branch_and_gate(db: Path) -> None:
+    from scorer.model import TestOutcome
+
+    skipped = result(branch="agent-fix", test=TestOutcome("skipped", ("pytest",), reason="--skip-test"))
+    assert record(db, skipped, gate="ci") is None
+    (row,) = read(db)
+    assert (row["test_status"], row["branch"], row["gate"]) == ("skipped", "agent-fix", "ci")
+    assert format_records([row], "text").splitlines()[0] == (
+        "2025-01-02T03:04:05Z  PASS  exit 0  job job-1  range aaaaaaaaaaaa..bbbbbbbbbbbb"
+        "  branch agent-fix  gate ci  test skipped  1.2s  0 violations")
+
+
+def test_an_older_log_gains_the_columns_in_place_and_its_rows_stay_unknown(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        for statement in decision_log._SCHEMA:  # the version-1 table, before the guard's and these columns
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 1")
+        conn.execute("INSERT INTO decisions (time, job_id, mode, verdict, exit_code, shadow, violations, "
+                     "duration_s, version) VALUES ('t', 'old', 'range', 'PASS', 0, 0, '[]', 1.0, '0.0.9')")
+    assert record(db, result(job="new"), gate="hook") is None
+    new, old = read(db)
+    assert (new["job_id"], new["gate"], new["test_status"]) == ("new", "hook", "not-run")
+    assert (old["job_id"], old["gate"], old["test_status"], old["branch"]) == ("old", None, None, None)
+    assert "gate" not in format_records([old], "text") and "test" not in format_records([old], "text")
+
+
+def test_read_filters_by_job_and_verdict(db: Path) -> None:
+    for job, n in (("a", 0), ("a", 1), ("b", 1), ("b", 0)):
+        record(db, result(job=job, n=n))
+    assert [(r["job_id"], r["verdict"]) for r in read(db, job="a", verdict=FAIL)] == [("a", FAIL)]
+    assert [r["job_id"] for r in read(db, verdict=PASS)] == ["b", "a"]
+    assert [r["verdict"] for r in read(db, job="b")] == [PASS, FAIL]
+
+
+@pytest.mark.parametrize(("environ", "gate"), [
+    ({}, "manual"),
+    ({"PRE_COMMIT": "1"}, "hook"),
+    ({"GIT_INDEX_FILE": ".git/index"}, "hook"),
+    ({"CI": "true"}, "ci"),
+    ({"CI": "false"}, "manual"),
+    ({"CI": "1", "PRE_COMMIT": "1"}, "hook"),
+])
+def test_the_gate_is_inferred_from_the_environment(environ: dict[str, str], gate: str) -> None:
+    assert decision_log.infer_gate(environ) == gate
+
+
+def test_a_scoring_run_logs_its_test_branch_and_gate_and_log_filters_them(committed, monkeypatch) -> None:
+    from conftest import run_cli
+
+    log = str(committed.scratch / "log.sqlite3")
+    committed.git("checkout", "-q", "-b", "agent-x")
+    committed.write("allowed/a.py", "changed\n")
+    assert committed.score("--log-db", log).exit_code == 0  # --skip-test
+    committed.write("other/b.py", "stray\n")
+    monkeypatch.setenv("CI", "true")
+    assert committed.score("--log-db", log).exit_code == 1
+    assert committed.score("--log-db", log, "--gate", "hook").exit_code == 1
+    code, out = run_cli(["log", "--log-db", log, "--job", "test-job", "--verdict", "FAIL", "--format", "json"])
+    rows = json.loads(out)
+    assert code == 0 and [(r["gate"], r["test_status"], r["branch"]) for r in rows] == [
+        ("hook", "not-run", "agent-x"), ("ci", "not-run", "agent-x")]
+    code, out = run_cli(["log", "--log-db", log, "--verdict", "PASS"])
+    assert code == 0 and "  branch agent-x  gate manual  test skipped  " in out and len(out.splitlines()) == 1

@@ -179,6 +179,7 @@ def test_the_server_decision_is_logged(server: Server) -> None:
     assert cli.main(["log", "--repo", str(server.bare), "--format", "json"], stdout=out) == 0
     (row,) = json.loads(out.getvalue())
     assert (row["verdict"], row["job_id"], row["mode"]) == ("FAIL", "pricing", "range")
+    assert (row["gate"], row["branch"], row["test_status"]) == ("server", "agent-fix", "not-run")
 
 
 # -- in process: the ref-update lines and what each ref gets ----------------------------------

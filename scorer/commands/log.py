@@ -14,6 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_log_db(p)
     add_repo(p)
     p.add_argument("--job", help="only this job_id")
+    p.add_argument("--verdict", choices=("PASS", "FAIL"), help="only decisions with this verdict")
     p.add_argument("--limit", type=int, help="at most N decisions")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -21,5 +22,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..decision_log import format_records, read
 
-    ctx.stdout.write(format_records(read(log_path(args, ctx), job=args.job, limit=args.limit), args.format))
+    ctx.stdout.write(format_records(read(log_path(args, ctx), job=args.job, limit=args.limit,
+                                               verdict=args.verdict), args.format))
     return 0

@@ -36,7 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--manifest-sha256", metavar="HEX", help="refuse unless the manifest has this sha256")
     p.add_argument("--deny-delete", action="store_true", help="reject the deletion of an agent ref")
     add_log_db(p, writes=True)
-    p.set_defaults(receiving=True)  # the decision log's repository is opened as the scoring one is
+    # The decision log's repository is opened as the scoring one is; its rows say gate server.
+    p.set_defaults(receiving=True, gate="server")
 
 
 def policy(args: argparse.Namespace) -> Policy:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..report import FORMATS
 from . import Context
-from .shared import add_log_db, add_manifest, emit, log_decision, repository
+from .shared import add_gate, add_log_db, add_manifest, emit, log_decision, repository
 
 HELP = "score the change (the default when no subcommand is given)"
 
@@ -50,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--defer-justifications", action="store_true",
                    help="leave sensitive-path justification to the commit-msg stage hook")
     add_log_db(p, writes=True)
+    add_gate(p)
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
 

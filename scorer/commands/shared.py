@@ -33,6 +33,12 @@ def add_log_db(p: argparse.ArgumentParser, writes: bool = False) -> None:
         p.add_argument("--no-log", action="store_true", help="do not append this decision to the decision log")
 
 
+def add_gate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gate", choices=("hook", "ci", "manual"),
+                   help="the gate this run is, for the decision log (default: hook when $PRE_COMMIT or "
+                   "$GIT_INDEX_FILE is set, ci when $CI is, manual otherwise)")
+
+
 def repository(args: argparse.Namespace, ctx: Context) -> Repository:
     """The repository --repo names, opened with the caller's environment."""
     from ..inspection.git import Repository
@@ -78,14 +84,14 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
     """Append to the decision log; a log that cannot be written warns and never changes the verdict."""
     if getattr(args, "no_log", False):
         return
-    from ..decision_log import record
+    from ..decision_log import infer_gate, record
 
     try:
-        warning = record(log_path(args, ctx), result)
+        warning = record(log_path(args, ctx), result, getattr(args, "gate", None) or infer_gate(ctx.environ))
     except Exception as exc:
         warning = f"decision log not written: {exc}"
     if warning:
         ctx.stderr.write(f"score-diff: warning: {warning}\n")
 
 
-__all__ = ["FORMATS", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision", "manifest_file"]
+__all__ = ["FORMATS", "add_gate", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision", "manifest_file"]

@@ -29,8 +29,8 @@ def git_hook_scripts(python: str, branches: Sequence[str]) -> dict[str, str]:
     run = shlex.join([python, "-m", "scorer"])
     only = shlex.join(branch_args(branches))
     return {
-        "pre-commit": f'#!/bin/sh\n{MARK}\nexec {run} {only} --defer-justifications\n',
-        "commit-msg": f'#!/bin/sh\n{MARK}\nexec {run} commit-msg {only} "$1"\n',
+        "pre-commit": f'#!/bin/sh\n{MARK}\nexec {run} {only} --defer-justifications --gate hook\n',
+        "commit-msg": f'#!/bin/sh\n{MARK}\nexec {run} commit-msg {only} --gate hook "$1"\n',
     }
 
 
