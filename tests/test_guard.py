@@ -360,6 +360,30 @@ def test_bad_command_line_still_blocks():
 
 
 @pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["--agent", "gemini", "--manifest", "m.json", "--log-db", "l.db", "--no-log", "--shadow"],
+        ["--agent=codex", "--manifest=m.json", "--agent", "copilot"],
+        ["--manifest", "--shadow"],
+        ["--manifest="],
+        ["--agent", "cursor"],
+        ["--ag", "codex"],
+        ["--shadow", "extra"],
+        ["--log-db"],
+        ["-h"],
+    ],
+)
+def test_the_hooks_own_command_lines_read_as_argparse_reads_them(words: list[str]):
+    """The guard reads its usual options without argparse (start-up cost); anything else goes to argparse."""
+    from scorer.commands.guard import _hook_options, guard_parser
+
+    quick = _hook_options(words)
+    if quick is not None:
+        assert vars(quick) == vars(guard_parser().parse_args(words))
+
+
+@pytest.mark.parametrize(
     ("agent", "blocking_exit", "field"),
     [
         ("claude", 2, "hookSpecificOutput"),
@@ -475,6 +499,27 @@ def test_a_forged_validation_cache_in_the_git_dir_does_not_loosen_the_fence(guar
     assert guarded.send(write)[0] == 2
     guarded.repo.manifest(allowed_paths=["allowed/**", "other/**"])
     assert guarded.send(write)[0] == 0  # the manifest's own bytes decide, re-read on every call
+
+
+def test_a_write_call_imports_no_parser_it_does_not_use(guarded: Guarded):
+    """The hook's cost is its imports: argparse, git's output parser, tree-sitter and the transcript reader stay out."""
+    import subprocess
+    import sys
+
+    payload = json.dumps(_payload(guarded, "Write", file_path=f"{guarded.repo.root}/allowed/n.py", content="x\n"))
+    probe = (
+        "import io, sys; from scorer import entry; _, manifest, db, payload = sys.argv; "
+        "sys.argv = ['score-diff', 'guard', '--agent', 'claude', '--manifest', manifest, '--log-db', db]; "
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(payload.encode())); code = entry.main(); "
+        "unused = ('argparse', 'scorer.inspection.gitparse', 'tree_sitter', 'scorer.guard.transcript', 'scorer.main'); "
+        "print(code, [m for m in unused if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(guarded.repo.manifest_path), str(guarded.db), payload],
+        capture_output=True, text=True, cwd=guarded.repo.root, check=True,
+    ).stdout
+    assert out.strip().splitlines()[-1] == "0 []", out
+    assert guarded.last()["decision"] == "allow"
 
 
 def test_console_entry_runs_the_guard_without_the_other_subcommands(guarded: Guarded, monkeypatch):

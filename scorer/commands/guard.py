@@ -8,11 +8,14 @@ Copilot blocks only on a JSON deny with exit 0.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from typing import TextIO
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import Context
+
+if TYPE_CHECKING:
+    import argparse
 
 HELP = "check one agent tool call against the job manifest (a hook: payload on stdin)"
 
@@ -30,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def guard_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(prog="score-diff guard", description=HELP)
     add_arguments(p)
     return p
@@ -42,13 +47,42 @@ def run_argv(words: Sequence[str], ctx: Context) -> int:
         from ..guard.install import run_install
 
         return run_install(words[1:], ctx.environ, ctx.stdout, ctx.cwd)
+    opts: Any = _hook_options(words)
     try:
-        opts = guard_parser().parse_args(words)
+        opts = opts or guard_parser().parse_args(words)
     except SystemExit as exc:  # --help exits 0; a usage error blocks the call
         if exc.code == 0:
             return 0
         return _blocked(words, "bad command line (see score-diff guard --help)", ctx.stdout, ctx.stderr)
     return run(opts, ctx)
+
+
+_VALUED = {"--agent": "agent", "--manifest": "manifest", "--log-db": "log_db"}
+_FLAGS = {"--shadow": "shadow", "--no-log": "no_log"}
+
+
+def _hook_options(words: Sequence[str]) -> SimpleNamespace | None:
+    """The options of a command line spelt exactly as the hooks spell it, without argparse.
+
+    Importing argparse and building the parser is 4 to 13 ms of every tool call; anything
+    this does not read exactly (help, abbreviations, an unknown agent, a missing value)
+    goes to argparse, which decides.
+    """
+    from ..guard.payload import AGENTS, CLAUDE
+
+    found: dict[str, Any] = {"agent": CLAUDE, "manifest": None, "log_db": None, "shadow": False, "no_log": False}
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        name, eq, value = word.partition("=")
+        if name in _VALUED and (eq or (rest and not rest[0].startswith("-"))):
+            found[_VALUED[name]] = value if eq else rest.pop(0)
+        elif word in _FLAGS:
+            found[_FLAGS[word]] = True
+        else:
+            return None
+    ok = found["agent"] in AGENTS and all(found[k] is None or found[k] for k in ("manifest", "log_db"))
+    return SimpleNamespace(**found) if ok else None
 
 
 def _blocked(words: Sequence[str], why: str, stdout: TextIO, stderr: TextIO) -> int:
@@ -70,7 +104,7 @@ def _blocked(words: Sequence[str], why: str, stdout: TextIO, stderr: TextIO) -> 
     return answer.exit_code
 
 
-def run(opts: argparse.Namespace, ctx: Context) -> int:
+def run(opts: argparse.Namespace | SimpleNamespace, ctx: Context) -> int:
     from ..guard.payload import MAX_PAYLOAD_BYTES
     from ..guard.run import Options, guard
 

@@ -113,13 +113,13 @@ def _line_counter(root: str) -> Callable[[str], int | None]:
 
 
 def _turn_view(call: ToolCall, loaded: Loaded, turn: object) -> TurnView:
-    from . import transcript
-
     text: list[str | None] = []
 
     def justified(path: str) -> str | None:
         if not call.transcript:  # nothing to read: the retry itself is the acknowledgement
             return None
+        from . import transcript  # only when a sensitive write is retried
+
         if not text:
             text.append(transcript.latest_assistant_text(call.transcript))
         return transcript.check(text[0], path, _line_counter(loaded.fence.root))

@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import GitError
-from . import files, gitparse
+from . import files
+
+# gitparse is imported where it is used: the guard's one call (locate) never parses git output.
 
 # Config that would change what git reports, pinned on every call.
 _PINNED = {
@@ -260,6 +262,8 @@ class Repository:
 
     def file_names(self) -> list[str]:
         """Tracked and untracked, not ignored, files of the working tree (a starter manifest reads them)."""
+        from . import gitparse
+
         return gitparse.split_z(self.run("ls-files", "-z", "-c", "-o", "--exclude-standard"))
 
     def merge_base(self, base: str, head: str) -> str:
@@ -346,6 +350,8 @@ class Repository:
         """
         if rev is None:
             return files.read_worktree_file(self.work_tree, path)
+        from . import gitparse
+
         out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
         fields = out.rstrip(b"\0").split(b"\t", 1)[0].split()
         if len(fields) != 3 or fields[1] != b"blob" or fields[0] == gitparse.SYMLINK_MODE.encode():
