@@ -24,6 +24,10 @@ CODES: dict[str, Code] = {
     "diff-too-large": Code("Diff too large", "Added+removed lines over the whole change exceed max_changed_lines."),
     "file-too-large": Code("File too large", "A changed file's new content is larger than max_file_bytes."),
     "forbidden-token": Code("Forbidden token added", "An added line contains a forbidden substring or pattern."),
+    "unreadable-encoding": Code(
+        "Source encoding not readable as Python reads it",
+        "Python source declares an encoding (PEP 263 cookie) the scorer cannot decode the way Python would.",
+    ),
     "binary-file": Code("Binary file changed", "A binary file changed and allow_binary is false."),
     "symlink": Code(
         "Symlink changed", "A symlink changed and allow_symlinks is false, or it points outside the repository."

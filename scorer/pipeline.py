@@ -212,11 +212,14 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     from .checks.paths import allowed_paths
     from .checks.registry import CHECKS
     from .checks.required_test import check_test
+    from .checks.source import check_new_content, merge_token_hits
 
     manifest, job, path, rel, ins, content = scored
     ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
-    read_scored = partial(repo.read_file, ins.head if ins.mode == "range" else None)
+    scored_rev = ins.head if ins.mode == "range" else None
+    found += merge_token_hits(content, check_new_content(ins, job, partial(repo.read_files, scored_rev)))
+    read_scored = partial(repo.read_file, scored_rev)
     messages = _messages(repo, ins, opts)
     found += check_message_secrets(messages, job)
     blast_found, accepted = check_blast_radius(

@@ -189,3 +189,136 @@ def test_a_placeholder_or_allowed_fingerprint_in_a_file_name_passes(committed):
     fingerprint = v["message"].split("fingerprint ")[1].split(";")[0]
     committed.manifest(allowed_fingerprints=[fingerprint])
     assert committed.score().codes == set()
+
+
+# --- §5: Python source is token-checked as Python decodes it --------------------------------
+
+
+EVAL = "ev" + "al("  # the token, assembled: this file holds no forbidden literal of its own
+
+
+@pytest.fixture
+def fenced(committed: GitRepo) -> GitRepo:
+    committed.manifest(allowed_paths=["allowed/**", "bin/**"], forbidden_substrings=[EVAL])
+    return committed
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        # unicode_escape: `\x65` is `e` to Python, four characters to git
+        ("allowed/run.py", b"# coding: unicode_escape\nprint(\\x65val('1+1'))\n"),
+        ("allowed/run.py", b"# -*- coding: unicode-escape -*-\nprint(\\145val('1+1'))\n"),
+        # latin-1: byte 0xAA is U+00AA, which Python's NFKC folding of identifiers makes `a`
+        ("allowed/run.py", b"# coding: latin-1\nprint(ev\xaal('1+1'))\n"),
+        # the cookie may sit on line 2, after a shebang; a shebang makes a file without .py Python
+        ("bin/tool", b"#!/usr/bin/env python3\n# vim: set fileencoding=unicode_escape :\nprint(\\x65val('2'))\n"),
+        ("allowed/stubs.pyi", b"# coding: unicode_escape\nx = \\x65val('3')\n"),
+    ],
+)
+def test_a_token_hidden_by_the_source_encoding_is_found(fenced, path, content):
+    fenced.write(path, content)
+    out = fenced.score()
+    assert out.codes == {"forbidden-token"}, out.text
+    [v] = out.report["violations"]
+    assert v["path"] == path and "as Python decodes it" in v["message"], v
+    assert out.last_line == "RESULT: FAIL"
+
+
+def test_a_hidden_token_added_below_an_existing_cookie_is_found_in_range_mode(fenced):
+    fenced.write("allowed/old.py", b"# coding: unicode_escape\nx = 1\n")
+    fenced.commit("a file with a cookie")
+    fenced.git("branch", "-f", "base")
+    fenced.write("allowed/old.py", b"# coding: unicode_escape\nx = 1\ny = \\x65val('1')\n")
+    fenced.commit("one more line")
+    out = fenced.score("--base", "base")
+    assert out.codes == {"forbidden-token"}, out.text
+    assert out.where("forbidden-token") == {("allowed/old.py", 3)}
+
+
+@pytest.mark.parametrize("cookie", [b"rot13", b"no-such-codec", b"utf-16"])
+def test_an_encoding_the_scorer_cannot_read_as_python_does_fails(fenced, cookie):
+    fenced.write("allowed/run.py", b"# coding: " + cookie + b"\nx = 1\n")
+    out = fenced.score()
+    assert out.codes == {"unreadable-encoding"}, out.text
+    assert out.paths("unreadable-encoding") == {"allowed/run.py"}
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("allowed/ok.py", b"# -*- coding: utf-8 -*-\nprint('h\xc3\xa9llo')\n"),
+        ("allowed/ok.py", b"# coding: ascii\nx = 1\n"),
+        ("allowed/ok.py", b"# coding: latin-1\nname = 'caf\xe9'\n"),  # decoded, and no token in it
+        ("allowed/ok.py", b"# coding: euc-jp\nx = 1\n"),
+        ("allowed/notes.txt", b"# coding: unicode_escape\n\\x65val(\n"),  # not Python: read as text
+        ("bin/tool", b"#!/bin/sh\n# coding: unicode_escape\necho \\x65val(\n"),  # a shell script
+        ("allowed/late.py", b"x = 1\n\n# coding: unicode_escape\n"),  # a cookie on line 3 is no cookie
+    ],
+)
+def test_sources_python_reads_as_git_shows_them_pass(fenced, path, content):
+    fenced.write(path, content)
+    out = fenced.score()
+    assert (out.exit_code, out.codes) == (0, set()), out.text
+
+
+def test_without_forbidden_tokens_no_file_is_read_for_its_cookie(committed):
+    committed.write("allowed/run.py", b"# coding: rot13\nx = 1\n")
+    assert committed.score().codes == set()
+
+
+# --- §5: token_scope "whole-file" reads the whole new content of every changed file -----------
+
+
+DORMANT = f'x = 1\n"""\n{EVAL}payload)\n"""\n'
+
+
+@pytest.fixture
+def dormant(fenced: GitRepo) -> GitRepo:
+    fenced.write("allowed/mod.py", DORMANT)
+    fenced.write("allowed/other.py", f"y = {EVAL}'kept')\n")  # not changed by the job
+    fenced.commit("dormant code in a string")
+    fenced.write("allowed/mod.py", DORMANT.replace('"""\n', ""))  # two deleted lines make it live
+    return fenced
+
+
+def test_the_default_scope_does_not_see_code_made_live_by_deleting_lines(dormant):
+    """The documented limit of token_scope "added-lines": no line was added."""
+    assert dormant.score().codes == set()
+
+
+def test_whole_file_scope_sees_code_made_live_by_deleting_lines(dormant):
+    dormant.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[EVAL], token_scope="whole-file")
+    out = dormant.score()
+    assert out.codes == {"forbidden-token"}, out.text
+    assert out.where("forbidden-token") == {("allowed/mod.py", 2)}  # not other.py: it did not change
+    [v] = out.report["violations"]
+    assert v["message"] == f"line contains forbidden substring {EVAL!r} (token_scope whole-file)"
+
+
+def test_whole_file_scope_reports_an_added_token_once(fenced):
+    fenced.manifest(allowed_paths=["allowed/**"], forbidden_patterns=[r"^import ctypes"], token_scope="whole-file")
+    fenced.write("allowed/a.py", "one\nimport ctypes\n")
+    out = fenced.score()
+    assert [(v["path"], v["line"]) for v in out.report["violations"]] == [("allowed/a.py", 2)]
+    assert out.report["violations"][0]["message"].startswith("added line contains")
+
+
+def test_whole_file_scope_in_range_mode(dormant):
+    dormant.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[EVAL], token_scope="whole-file")
+    dormant.git("branch", "-f", "base")
+    dormant.commit("wake it up")
+    assert dormant.score("--base", "base").where("forbidden-token") == {("allowed/mod.py", 2)}
+
+
+def test_whole_file_scope_passes_a_clean_change(fenced):
+    fenced.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[EVAL], token_scope="whole-file")
+    fenced.write("allowed/a.py", "one\ntwo\n")
+    assert fenced.score().codes == set()
+
+
+def test_an_unknown_token_scope_is_a_manifest_error(fenced):
+    fenced.manifest(allowed_paths=["allowed/**"], token_scope="everything")
+    fenced.write("allowed/a.py", "changed\n")
+    out = fenced.score()
+    assert (out.exit_code, out.codes) == (2, {"manifest-invalid"})

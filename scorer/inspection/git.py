@@ -358,6 +358,30 @@ class Repository:
             return None
         return self.run("cat-file", "blob", fields[2].decode())
 
+    def read_files(self, rev: str | None, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Several regular files' bytes at `rev` in one git call (`cat-file --batch`), or from the
+        working tree when rev is None; None where a path is absent or not a file."""
+        if rev is None:
+            return {p: files.read_worktree_file(self.work_tree, p) for p in paths}
+        found: dict[str, bytes | None] = {p: self.read_file(rev, p) for p in paths if "\n" in p}  # no batch line
+        batch = [p for p in paths if "\n" not in p]
+        if not batch:
+            return found
+        out = self.run("cat-file", "--batch=%(objecttype) %(objectsize)",
+                       stdin=b"".join(rev.encode() + b":" + os.fsencode(p) + b"\n" for p in batch))
+        at = 0
+        for path in batch:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            at = end + 1
+            if len(header) == 2 and header[1].isdigit():
+                size = int(header[1])
+                found[path] = out[at : at + size] if header[0] == b"blob" else None
+                at += size + 1
+            else:  # "<name> missing" (or ambiguous): no file there
+                found[path] = None
+        return found
+
     def display_diff(self, base: str, head: str) -> str:
         """`git diff --stat` and the patch, for a person to read after a PASS."""
         plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")

@@ -33,6 +33,7 @@ class Manifest(NamedTuple):
     test_env: tuple[str, ...] = ()
     forbidden_substrings: tuple[str, ...] = ()
     forbidden_patterns: tuple[str, ...] = ()
+    token_scope: str = "added-lines"  # noqa: S105 - or "whole-file": the whole new content of each changed file
     allow_binary: bool = False
     allow_symlinks: bool = False
     allow_submodules: bool = False
