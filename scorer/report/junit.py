@@ -21,7 +21,7 @@ SUITE = "score-diff"
 # Every code belongs to exactly one check; tests hold this table and CODES in step.
 CHECKS: dict[str, tuple[str, ...]] = {
     "path": ("empty-diff", "unlisted-path", "forbidden-path"),
-    "token": ("forbidden-token",),
+    "token": ("forbidden-token", "unreadable-encoding"),
     "size": ("too-many-files", "hunk-too-large", "diff-too-large", "file-too-large"),
     "kinds": ("binary-file", "symlink", "submodule"),
     "git-state": ("unmerged", "hidden-change", "git-error"),
