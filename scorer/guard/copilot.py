@@ -69,7 +69,10 @@ def tools(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
     if tool == "bash":
         return call._replace(kind=SHELL, command=req(ti, "command", tool))
     if tool == "edit":
-        return writes(call, [Target(req(ti, "path", tool), "edit", _added(ti))])
+        path = req(ti, "path", tool)
+        if path.startswith("~") or "\0" in path:  # how Copilot reads these is not documented
+            return call._replace(kind=OPAQUE, note=f"edit names {path[:200]!r}; give path as an absolute path")
+        return writes(call, [Target(path, "edit", _added(ti))])
     if tool == "create":
         return call._replace(
             kind=OPAQUE,

@@ -18,8 +18,11 @@ google-gemini/gemini-cli `docs/`):
 The root a relative path is resolved against is the payload's `cwd`: Gemini CLI's project
 root is the directory it was started in, and it passes that same directory as the hook's
 `cwd` and `$GEMINI_PROJECT_DIR` (https://geminicli.com/docs/hooks, "Environment
-variables"). A relative `file_path` that does not exist there is looked up by `replace`
-across the workspace (a file whose path ends with it), so where it lands cannot be told.
+variables"). Where Gemini CLI would not write the path as named, the call is not guessed
+at (its source, packages/core/src/utils/paths.ts and pathCorrector.ts): a relative path
+that does not exist is looked up by `replace` across the workspace (a file whose path ends
+with it); a leading `@` is dropped when no such file exists; NUL characters are dropped;
+`~` is not expanded.
 """
 
 from __future__ import annotations
@@ -70,27 +73,39 @@ READ_ONLY = frozenset(
 
 def tools(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
     tool = call.tool
+    if tool not in ("write_file", "replace"):
+        if tool == "run_shell_command":
+            return _shell(call, ti)
+        return call._replace(kind=READ if tool in READ_ONLY else OTHER)
+    path = req(ti, "file_path", tool)
     if tool == "write_file":
-        return writes(call, [Target(req(ti, "file_path", tool), "write", req(ti, "content", tool))])
-    if tool == "replace":
-        return _replace(call, ti)
-    if tool == "run_shell_command":
-        return _shell(call, ti)
-    return call._replace(kind=READ if tool in READ_ONLY else OTHER)
-
-
-def _replace(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
-    path = req(ti, "file_path", "replace")
-    old = req(ti, "old_string", "replace")
-    new = req(ti, "new_string", "replace")
-    if not absolute(path) and not os.path.exists(os.path.join(call.cwd, path)):
-        # Gemini's replace searches the workspace for a relative path it cannot find directly.
+        target = Target(path, "write", req(ti, "content", tool))
+    else:
+        old, new = req(ti, "old_string", tool), req(ti, "new_string", tool)
+        target = Target(path, "write" if old == "" else "edit", new)  # an empty old_string creates the file
+    doubt = _doubt(call.cwd, path, searched=tool == "replace")
+    if doubt:
         return call._replace(
-            kind=OPAQUE,
-            note=f"replace names the relative path {path[:200]!r}, which does not exist, and Gemini CLI then "
-            "edits whichever workspace file ends with it; give file_path as an absolute path",
+            kind=OPAQUE, note=f"{tool} names {path[:200]!r}: {doubt}; give file_path as an absolute path"
         )
-    return writes(call, [Target(path, "write" if old == "" else "edit", new)])
+    return writes(call, [target])
+
+
+def _doubt(cwd: str, path: str, searched: bool) -> str | None:
+    """Why Gemini CLI might write somewhere else than `path` joined to `cwd`, if it might."""
+    if "\0" in path:
+        return "Gemini CLI drops its NUL characters"
+    if absolute(path):
+        return None
+    if path.startswith("~"):
+        return "Gemini CLI does not expand '~'"
+    if os.path.exists(os.path.join(cwd, path)):
+        return None
+    if path.startswith("@"):
+        return "Gemini CLI drops a leading '@' when no such file exists"
+    if searched:
+        return "it does not exist, and Gemini CLI then edits whichever workspace file ends with it"
+    return None
 
 
 def _shell(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
