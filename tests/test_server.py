@@ -246,3 +246,18 @@ def test_score_base_works_in_a_bare_repository_and_worktree_mode_refuses(server:
     assert "bare repository has no working tree" in tested.report["test"]["reason"]
     worktree = server.clone.score(manifest=manifest, repo_arg=str(server.bare))
     assert (worktree.exit_code, worktree.codes) == (2, {"git-error"})
+
+
+def test_a_fresh_clone_with_only_origin_main_is_told_the_remote_ref(server: Server, tmp_path: Path) -> None:
+    (server.bare / "hooks" / "pre-receive").unlink()
+    server.agent_commit("src/pricing.py", "def discount(p):\n    return p * 0.9\n")
+    assert server.push("agent-fix").returncode == 0
+    ci = tmp_path / "ci"
+    subprocess.run(["git", "clone", "-q", "--branch", "agent-fix", str(server.bare), str(ci)], check=True)
+    out = server.clone.score("--base", "main", manifest=Path("job_manifest.json"), repo_arg=str(ci))
+    assert out.codes == {"git-error"}
+    message = out.report["violations"][0]["message"]
+    assert "this clone has only the remote-tracking origin/main: pass --base origin/main" in message
+    ok = server.clone.score("--base", "origin/main", manifest=ci / "job_manifest.json", repo_arg=str(ci))
+    assert ok.exit_code == 0, ok.text
+    assert "bound to: manifest job_manifest.json sha256 " in ok.text

@@ -238,8 +238,22 @@ class Repository:
                            "or a full commit id")
         out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
         if not out.strip():
-            raise GitError(f"{ref!r} is not a commit in this repository (fetch it, or fetch with full history)")
+            raise GitError(f"{ref!r} is not a commit in this repository{self._remote_hint(ref)} "
+                           "(fetch it, or fetch with full history)")
         return out.decode().strip()
+
+    def _remote_hint(self, ref: str) -> str:
+        """A fresh clone (CI's checkout) has `origin/main` but no `main`: name the remote-tracking ref."""
+        name = _REF_NAME_END.split(ref, maxsplit=1)[0]
+        if not name or name.startswith("refs/") or _FULL_ID.fullmatch(name):
+            return ""
+        out = self.run("for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{name}")
+        remotes = [r for r in out.decode("utf-8", "replace").splitlines() if r]
+        if not remotes:
+            return ""
+        rest = ref[len(name):]
+        return (f"; this clone has only the remote-tracking {' and '.join(remotes)}: pass --base "
+                f"{remotes[0]}{rest}, or create the branch with git fetch {remotes[0].split('/')[0]} {name}:{name}")
 
     def _ref_meanings(self, ref: str) -> list[str]:
         """Everything the name at the start of `ref` could mean to git: a tag `main` beats the branch

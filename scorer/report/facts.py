@@ -94,8 +94,8 @@ def to_dict(result: Result) -> dict[str, Any]:
 def binding_line(result: Result) -> str:
     """What this verdict is bound to, so a PASS cannot be carried over to another commit."""
     sha = (result.manifest_sha256 or "-")[:64]
-    return (f"bound to: manifest sha256 {sha}  base {result.base or '-'}  head {result.head or '-'}  "
-            f"changes sha256 {result.change_digest or '-'}")
+    return (f"bound to: manifest {result.manifest_path or '-'} sha256 {sha}  base {result.base or '-'}  "
+            f"head {result.head or '-'}  changes sha256 {result.change_digest or '-'}")
 
 
 def binding_facts(result: Result) -> list[tuple[str, str]]:
