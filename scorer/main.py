@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "update": "update",
     "init": "init",
     "install-hook": "install_hook",
+    "jobs": "jobs",
 }
 
 

@@ -6,6 +6,7 @@ turns into a FAIL with exit 2 (`could_not_score`).
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
-from .errors import GitError, ScoreDiffError
+from .errors import GitError, ScoreDiffError, UsageError
 from .inspection import changes
 from .inspection.git import Repository, cut_at_scissors
 from .model import (
@@ -60,6 +61,8 @@ class Options(NamedTuple):
     progress: Callable[[float], None] | None = None  # ticks while the required test runs
     receiving: bool = False  # a server hook: git's quarantine variables are passed through, not refused
     ref: str | None = None  # a server hook: the pushed ref, reported as the branch (a bare HEAD means nothing)
+    job: str | None = None  # the job named explicitly: its .score-diff/jobs/<job>.json
+    job_branch: str = "agent-*"  # the branch pattern whose `*` names the job
 
 
 def now_iso() -> str:
@@ -177,17 +180,14 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
     """Read the manifest and ask git what changed; content checks run while git streams."""
-    from .manifest.locate import bare_manifest_location, manifest_location, read_manifest
+    from .manifest.locate import read_manifest
 
-    if repo.root is None:
-        path, rel = bare_manifest_location(opts.manifest)
-    else:
-        path, rel = manifest_location(opts.manifest, opts.cwd, repo.root, environ)
+    base_sha = repo.resolve(opts.base) if opts.base is not None else None
+    path, rel, job_name = _manifest_for(repo, opts, environ, base_sha)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
-    if opts.base is not None:
-        base_sha = repo.resolve(opts.base)
-        manifest = read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ)
+    if base_sha is not None:
+        manifest = _job_checked(read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ), job_name)
         job = _job(manifest, rel)
         ins = changes.inspect_range(repo, base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
                                     watch=partial(_check_content, job, content, seen))
@@ -197,12 +197,54 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         if opts.head is not None:
             raise GitError("--head needs --base")
         pending = changes.start_worktree(repo)  # git runs while the manifest is validated
-        manifest = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ)
+        manifest = _job_checked(read_manifest(repo, path, rel, None, opts.manifest_sha256, environ), job_name)
         job = _job(manifest, rel)
         ins = pending(partial(_check_content, job, content, seen))
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     return Scored(manifest, job, path, rel, ins, content)
+
+
+def _manifest_for(
+    repo: Repository, opts: Options, environ: Mapping[str, str], base: str | None
+) -> tuple[Path, str | None, str | None]:
+    """(file, repo-relative path, job name): the job's own manifest when the job is named (--job)
+    or its branch names one that exists, read where the single manifest would be read (at base in
+    --base mode); otherwise --manifest / job_manifest.json as before."""
+    from .manifest import jobs
+    from .manifest.locate import bare_manifest_location, manifest_location
+
+    if opts.manifest is None:
+        branch = opts.ref.removeprefix("refs/heads/") if opts.ref is not None else repo.branch()
+        name = opts.job or jobs.job_from_branch(branch, opts.job_branch)
+        if name is not None:
+            rel = jobs.manifest_rel(name)
+            if opts.job or _job_file_exists(repo, rel, base):
+                return Path(repo.root or repo.git_dir, rel), rel, name
+    elif opts.job is not None:
+        raise UsageError("--job and --manifest each name a manifest; pass one")
+    if repo.root is None:
+        return (*bare_manifest_location(opts.manifest), None)
+    return (*manifest_location(opts.manifest, opts.cwd, repo.root, environ), None)
+
+
+def _job_file_exists(repo: Repository, rel: str, base: str | None) -> bool:
+    """At base in --base mode; in the working tree, on disk or at HEAD (a job file deleted on disk
+    is then still the one read, and fails to read, never a fall back to another fence)."""
+    if base is not None:
+        return repo.read_file(base, rel) is not None
+    if repo.root is None:  # worktree mode refuses a bare repository once it starts
+        return False
+    return os.path.lexists(os.path.join(repo.root, rel)) or (repo.head() is not None and
+                                                             repo.read_file("HEAD", rel) is not None)
+
+
+def _job_checked(manifest: Manifest, job_name: str | None) -> Manifest:
+    if job_name is not None:
+        from .manifest.jobs import check_job_id
+
+        check_job_id(job_name, manifest.job_id, manifest.source or job_name)
+    return manifest
 
 
 def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str, str]) -> Result:

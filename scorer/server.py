@@ -52,6 +52,7 @@ class Policy(NamedTuple):
     manifest: str | None = None
     manifest_sha256: str | None = None
     deny_delete: bool = False
+    job_branch: str = "agent-*"  # the branch pattern whose `*` names the job (.score-diff/jobs/<job>.json)
 
 
 class RefDecision(NamedTuple):
@@ -114,7 +115,8 @@ def _score(update: RefUpdate, policy: Policy, environ: Mapping[str, str], cwd: s
     finally:
         repo.close()
     opts = Options(repo=policy.repo, manifest=policy.manifest, base=policy.base, head=update.new, cwd=cwd,
-                   manifest_sha256=policy.manifest_sha256, receiving=True, ref=update.ref)
+                   manifest_sha256=policy.manifest_sha256, receiving=True, ref=update.ref,
+                   job_branch=policy.job_branch)
     result = score(opts, environ)
     return RefDecision(update, result.exit_code, "scored", result)
 

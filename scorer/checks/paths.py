@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from .. import model
+from ..manifest.jobs import JOBS_DIR, is_fence_path
 from ..model import ChangedPath, Inspection, Violation
 from .job import Job
 
@@ -108,12 +109,14 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
 
 
 def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
-    if job.manifest_in_repo is None:
-        return []
-    return [
-        Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo)
-        for c in ins.changed if job.manifest_in_repo in c.paths
-    ]
+    found = []
+    for c in ins.changed:
+        if job.manifest_in_repo is not None and job.manifest_in_repo in c.paths:
+            found.append(Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo))
+        elif any(is_fence_path(p) for p in c.paths):  # another job's fence, or one this branch brings
+            found.append(Violation("manifest-changed", f"{c.status}: a job's branch may not add or change a job "
+                                   f"manifest (they are approved on the base branch, in {JOBS_DIR}/)", c.path))
+    return found
 
 
 def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:

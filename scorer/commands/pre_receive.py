@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from . import Context
-from .shared import add_log_db, log_decision
+from .shared import add_job_branch, add_log_db, log_decision
 
 if TYPE_CHECKING:
     from ..server import Policy, RefDecision, RefUpdate
@@ -35,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(default job_manifest.json); an absolute path is a file on the server")
     p.add_argument("--manifest-sha256", metavar="HEX", help="refuse unless the manifest has this sha256")
     p.add_argument("--deny-delete", action="store_true", help="reject the deletion of an agent ref")
+    add_job_branch(p)
     add_log_db(p, writes=True)
     # The decision log's repository is opened as the scoring one is; its rows say gate server.
     p.set_defaults(receiving=True, gate="server")
@@ -44,7 +45,8 @@ def policy(args: argparse.Namespace) -> Policy:
     from ..server import DEFAULT_AGENT_REFS, Policy
 
     return Policy(repo=args.repo, agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS), base=args.base,
-                  manifest=args.manifest, manifest_sha256=args.manifest_sha256, deny_delete=args.deny_delete)
+                  manifest=args.manifest, manifest_sha256=args.manifest_sha256, deny_delete=args.deny_delete,
+                  job_branch=args.job_branch)
 
 
 def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..report import FORMATS
 from . import Context
-from .shared import add_gate, add_log_db, add_manifest, emit, log_decision, repository
+from .shared import add_gate, add_job_branch, add_log_db, add_manifest, emit, log_decision, repository
 
 HELP = "score the change (the default when no subcommand is given)"
 
@@ -30,6 +30,9 @@ class _OutputAction(argparse.Action):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_manifest(p)
+    p.add_argument("--job", help="score against this job's manifest, .score-diff/jobs/JOB.json (read at --base "
+                   "in --base mode); default: the job the branch names (--job-branch)")
+    add_job_branch(p)
     p.add_argument("--repo", default=".", help="repository to score (default: the current directory)")
     p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
     p.add_argument("--head", help="with --base: the head commit (default HEAD)")
@@ -79,7 +82,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
                        skip_test=args.skip_test, shadow=args.shadow, cwd=ctx.cwd,
                        manifest_sha256=args.manifest_sha256, message_files=tuple(args.message_file),
-                       defer_justifications=args.defer_justifications, progress=progress)
+                       defer_justifications=args.defer_justifications, progress=progress, job=args.job,
+                       job_branch=args.job_branch)
         result = score(opts, ctx.environ)
     except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
         result = could_not_score(exc, "range" if args.base else "worktree")

@@ -33,6 +33,12 @@ def add_log_db(p: argparse.ArgumentParser, writes: bool = False) -> None:
         p.add_argument("--no-log", action="store_true", help="do not append this decision to the decision log")
 
 
+def add_job_branch(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--job-branch", default="agent-*", metavar="PATTERN",
+                   help="the branch pattern whose '*' names the job: on branch agent-fix the manifest is "
+                   ".score-diff/jobs/fix.json when it exists (default agent-*)")
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gate", choices=("hook", "ci", "manual"),
                    help="the gate this run is, for the decision log (default: hook when $PRE_COMMIT or "
@@ -94,4 +100,5 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
         ctx.stderr.write(f"score-diff: warning: {warning}\n")
 
 
-__all__ = ["FORMATS", "add_gate", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision", "manifest_file"]
+__all__ = ["FORMATS", "add_gate", "add_job_branch", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision",
+           "manifest_file"]

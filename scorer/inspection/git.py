@@ -270,6 +270,19 @@ class Repository:
             found.append("an abbreviated commit id")
         return found
 
+    def names_under(self, rev: str, directory: str) -> list[str]:
+        """Repo-relative paths of the files in `directory` at `rev` (not recursing; empty when it is absent)."""
+        from . import gitparse
+
+        out = self.run("ls-tree", "-z", "--name-only", "--full-tree", rev, "--", directory.rstrip("/") + "/",
+                       literal=True)
+        return gitparse.split_z(out)
+
+    def refs_named(self, patterns: Sequence[str]) -> list[str]:
+        """Full names of the refs matching any of `patterns` (for-each-ref's own matching)."""
+        out = self.run("for-each-ref", "--format=%(refname)", *patterns)
+        return [r for r in out.decode("utf-8", "replace").splitlines() if r]
+
     def hooks_dir(self) -> str:
         """Where git looks for this repository's hooks (core.hooksPath, or hooks/ in the git dir)."""
         return self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip()
