@@ -450,6 +450,17 @@ def test_scratch_roots_allow_writes_outside(committed: GitRepo, tmp_path: Path):
     assert g.send(_payload(g, "Bash", command=f"echo x > {scratch}/a && echo y > {tmp_path}/b"))[0] == 2
 
 
+def test_copilot_create_is_allowed_only_when_the_manifest_lists_it(committed: GitRepo):
+    """Copilot documents no argument of create: the guard cannot check it, so a team opts in or it is denied."""
+    create = {"sessionId": "s", "cwd": str(committed.root), "toolName": "create", "toolArgs": '{"path": "x"}'}
+    committed.manifest(allowed_paths=["allowed/**"])
+    g = Guarded(committed)
+    code, out, err = g.send(create, "copilot")
+    assert observed("copilot", code, out, err) == "deny" and "guard_allowed_tools" in out
+    committed.manifest(allowed_paths=["allowed/**"], guard_allowed_tools=["create"])
+    assert g.send(create, "copilot") == (0, "", "")
+
+
 def test_shadow_mode_allows_and_logs_what_it_would_have_done(committed: GitRepo):
     committed.manifest(allowed_paths=["allowed/**"], mode="shadow")
     g = Guarded(committed)

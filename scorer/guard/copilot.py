@@ -16,7 +16,8 @@ Every field read here is documented by GitHub:
 
 What the documentation does not give is where `edit` keeps the text it adds, or any
 argument of `create`. So for `edit` every string argument but `path` is checked as content
-it might add, and `create`, whose target is not documented, is not allowed (docs/guard.md).
+it might add, and `create`, whose target is not documented, is treated as an unknown tool:
+denied unless the manifest lists it in `guard_allowed_tools` (docs/guard.md).
 """
 
 from __future__ import annotations
@@ -73,11 +74,8 @@ def tools(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
         if path.startswith("~") or "\0" in path:  # how Copilot reads these is not documented
             return call._replace(kind=OPAQUE, note=f"edit names {path[:200]!r}; give path as an absolute path")
         return writes(call, [Target(path, "edit", _added(ti))])
-    if tool == "create":
-        return call._replace(
-            kind=OPAQUE,
-            note="Copilot's create tool does not document which argument names the file it creates",
-        )
+    if tool == "create":  # no argument documented: an unknown tool, allowed only if the manifest lists it
+        return call._replace(kind=OTHER)
     if tool == "powershell":
         return call._replace(kind=OPAQUE, note="PowerShell commands cannot be read by the guard's shell parser")
     return call._replace(kind=READ if tool in READ_ONLY else OTHER)
