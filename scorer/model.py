@@ -134,12 +134,18 @@ class Inspection(NamedTuple):
 
 
 class Violation(NamedTuple):
-    """One reason for a FAIL. `code` is stable and documented in docs/codes.md."""
+    """One reason for a FAIL. `code` is stable and documented in docs/codes.md.
+
+    `hint` tells the agent what to do next (checks leave it empty; pipeline.judge fills it in
+    from scorer.checks.hints); `fix` tells the manifest's author how the fence could change.
+    """
 
     code: str
     message: str
     path: str | None = None
     line: int | None = None
+    hint: str = ""
+    fix: str = ""
 
 
 # Test outcome statuses.
@@ -201,3 +207,4 @@ class Result(NamedTuple):
     duration_s: float = 0.0
     version: str = ""
     started_at: str = ""  # ISO 8601 UTC
+    description: str = ""  # the manifest's description of the job

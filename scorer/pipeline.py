@@ -137,7 +137,7 @@ def _test_outcome(
     from .testrun.session import run_required
 
     argv = manifest.required_test
-    if violations:
+    if violations and not manifest.always_run_test:
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
     if opts.skip_test:
         return TestOutcome(TEST_SKIPPED, argv, reason="--skip-test")
@@ -273,7 +273,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
     test = _test_outcome(repo, opts, manifest, ins, [] if shadow else violations, environ)
-    violations += check_test(test)
+    violations = _with_hints(repo, ins, manifest, rel, violations + check_test(test))
     failed = bool(violations) and not shadow
     return redacted(Result(
         verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,
@@ -281,8 +281,24 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
         branch=ins.branch, change_digest=ins.change_digest, manifest_path=rel or str(path),
         manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
         justifications=tuple(accepted), warnings=(*manifest.warnings, *notes, *test.notes), shadow=shadow,
-        version=__version__,
+        version=__version__, description=manifest.description,
     ))
+
+
+def _with_hints(
+    repo: Repository, ins: Inspection, manifest: Manifest, rel: str | None, violations: list[Violation]
+) -> list[Violation]:
+    """Every violation with what the agent should do next (one place: checks.hints). In --base
+    mode each path is named with the commit that brought it in: one git call, only on a FAIL."""
+    from .checks import hints
+
+    introduced: dict[str, str] = {}
+    paths = sorted({v.path for v in violations if v.path})
+    if ins.mode == "range" and ins.base and ins.head and paths:
+        introduced = repo.first_commits(ins.base, ins.head, paths[:500])
+    mode = hints.RANGE if ins.mode == "range" else hints.WORKTREE
+    scene = hints.scene_of(mode, ins.changed, ins.head, ins.base, introduced, manifest, rel)
+    return hints.annotate(violations, scene)
 
 
 def redacted(result: Result) -> Result:

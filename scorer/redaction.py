@@ -126,11 +126,12 @@ def _redact_many(items: Sequence[str]) -> list[str]:
 
 def _texts(result: Result) -> Iterator[str | None]:
     """Every short free text of `result` (the test's output is redacted on its own)."""
-    yield from (result.manifest_path, result.job_id, result.branch, *result.warnings, *result.allowed)
+    yield from (result.manifest_path, result.job_id, result.branch, result.description, *result.warnings,
+                *result.allowed)
     for c in result.changed:
         yield from (c.path, c.old_path, c.symlink_target)
     for v in result.violations:
-        yield from (v.message, v.path)
+        yield from (v.message, v.path, v.hint, v.fix)
     for j in result.justifications:
         yield from j
     yield from (result.test.reason, *result.test.argv, *result.test.notes)
@@ -154,7 +155,8 @@ def redacted_result(result: Result) -> Result:
         return table.get(text, text)
 
     return result._replace(
-        violations=tuple(v._replace(message=rs(v.message), path=r(v.path)) for v in result.violations),
+        violations=tuple(v._replace(message=rs(v.message), path=r(v.path), hint=rs(v.hint), fix=rs(v.fix))
+                         for v in result.violations),
         changed=tuple(c._replace(path=rs(c.path), old_path=r(c.old_path), symlink_target=r(c.symlink_target))
                       for c in result.changed),
         allowed=frozenset(map(rs, result.allowed)),  # renderers look changed paths up in it
@@ -164,5 +166,6 @@ def redacted_result(result: Result) -> Result:
         warnings=tuple(map(rs, result.warnings)),
         manifest_path=r(result.manifest_path),
         job_id=r(result.job_id),
+        description=rs(result.description),
         branch=r(result.branch),
     )

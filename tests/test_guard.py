@@ -120,7 +120,7 @@ def test_deny_says_what_to_do_and_never_to_widen_the_fence(guarded: Guarded):
     reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
     assert code == 2 and err.strip() == reason
     assert "other/b.py is not in allowed_paths [unlisted-path]" in reason
-    assert "do the job within the allowed paths (allowed/**)" in reason
+    assert "What to do: leave other/b.py unchanged; this job may change only: allowed/**." in reason
     assert "Do not edit the job manifest" in reason
 
 

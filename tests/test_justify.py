@@ -431,10 +431,15 @@ def test_accepted_record() -> None:
             [],
             f"{MIGRATION} is a sensitive path "
             "(migration: database migrations change live data and are hard to "
-            f'undo); add to the commit message: "Blast-Radius: {MIGRATION}" / '
-            '"Justification: <file>:<line> <why>" / "Rollback: <how to undo>"; '
-            f"name it exactly in allowed_paths ('{MIGRATION}'; a glob never grants a sensitive path)",
+            "undo); it is not named exactly in allowed_paths (a glob never grants a sensitive path)",
             id="nothing",
+        ),
+        pytest.param(
+            [],
+            [MIGRATION],
+            f'add to the commit message: "Blast-Radius: {MIGRATION}" / '
+            '"Justification: <file>:<line> <why>" / "Rollback: <how to undo>"',
+            id="listed-no-trailers",
         ),
         pytest.param(
             [f"Blast-Radius: {MIGRATION}\nJustification: src/app.py:3 why\n"],
@@ -449,7 +454,7 @@ def test_accepted_record() -> None:
             'a reason after the evidence: "Justification: src/app.py:3 <why>"',
             id="reason-only",
         ),
-        pytest.param([claim_for()], ["migrations/*"], "name it exactly in allowed_paths", id="list-only"),
+        pytest.param([claim_for()], ["migrations/*"], "not named exactly in allowed_paths", id="list-only"),
     ],
 )
 def test_sensitive_path_message(messages: list[str], allowed: list[str], expected: str) -> None:

@@ -173,18 +173,19 @@ def _missing_parts(claim: Claim | None) -> list[str]:
 
 
 def _sensitive_message(path: str, hit: SensitiveHit, claim: Claim | None, listed: bool) -> str:
-    """The sensitive-path FAIL text: exactly what to add, pre-filled with the path."""
+    """The sensitive-path FAIL text: exactly what to add, pre-filled with the path. A path the job
+    was not granted gets no trailer template: trailers cannot grant it (checks.hints says undo it)."""
     asks = []
     missing = _missing_parts(claim)
-    if claim is None:
+    if not listed and is_glob(path):
+        asks.append("its name holds glob characters, so no allowed_paths entry can name it exactly "
+                    "(a glob never grants a sensitive path)")
+    elif not listed:
+        asks.append("it is not named exactly in allowed_paths (a glob never grants a sensitive path)")
+    elif claim is None:
         asks.append(f'add to the commit message: "Blast-Radius: {path}" / ' + " / ".join(missing))
     elif missing:
         asks.append(f'add to the commit message under "Blast-Radius: {path}": ' + " / ".join(missing))
-    if not listed and is_glob(path):
-        asks.append(f"rename it: its name holds glob characters, so no allowed_paths entry names it exactly "
-                    f"({path!r}; a glob never grants a sensitive path)")
-    elif not listed:
-        asks.append(f"name it exactly in allowed_paths ({path!r}; a glob never grants a sensitive path)")
     return f"{path} is a sensitive path ({hit.category}: {hit.reason}); " + "; ".join(asks)
 
 

@@ -225,38 +225,19 @@ def _content(job: Job, contents: Sequence[tuple[str, str]]) -> list[Violation]:
     return [v for check in CONTENT_CHECKS for v in check(added, job)]
 
 
-_NEXT_STEP = {
-    "outside-repo": "write only inside the repository{scratch}",
-    "git-dir": "do not write inside .git",
-    "manifest-changed": "leave the manifest and its pin unchanged",
-    "forbidden-path": "leave it unchanged; this job may not touch it",
-    "unlisted-path": "leave it unchanged and do the job within the allowed paths ({allowed})",
-    "sensitive-path": "leave it unchanged; if the job truly needs it, stop and ask the user",
-    "gate-skip": "run the command without that option or variable; the commit gate must run",
-    "submodule": "leave the nested repository unchanged",
-    "symlink": "write a regular file instead of a symlink",
-    "binary-file": "write text content only",
-    "file-too-large": "write a smaller file",
-    "forbidden-token": "remove it from the content and repeat the call",
-    "secret": "remove the credential from the content (read it from the environment at run time instead)",
-    "risky-shell": "do not run it; use a safer command that does not do this",
-}
-
-
 def _deny(findings: list[Finding], checked: Sequence[str], fence: Fence) -> Decision:
+    """The refusal: each finding, then what to do, from the same hints a FAIL report gives."""
+    from ..checks import hints
     from ..checks.detectors import redact
+    from ..model import Violation
 
-    allowed = fence.job.manifest.allowed_paths
-    fill = {
-        "allowed": ", ".join(allowed[:6]) + (", ..." if len(allowed) > 6 else ""),
-        "scratch": f" or under {', '.join(fence.scratch)}" if fence.scratch else "",
-    }
+    scene = hints.Scene(hints.TOOL_CALL, manifest=fence.job.manifest, manifest_rel=fence.manifest_rel)
     lines, steps = [], []
     for f in findings[:8]:
         lines.append(redact(f"- {f.path + ' ' if f.path else ''}{f.message} [{f.code}]"))
-        step = _NEXT_STEP.get(f.code, "leave it unchanged").format(**fill)
+        step = hints.hint_for(Violation(f.code, f.message, f.path), scene)[0]
         if step not in steps:
-            steps.append(step)
+            steps.append(redact(step))
     if len(findings) > 8:
         lines.append(f"- ... and {len(findings) - 8} more")
     reason = (

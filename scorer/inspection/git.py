@@ -409,6 +409,25 @@ class Repository:
                 found[path] = None
         return found
 
+    def first_commits(self, base: str, head: str, paths: Sequence[str]) -> dict[str, str]:
+        """For each of `paths`, the oldest commit in base..head that changed it (renames count
+        as a deletion and an addition, so both sides are found): one `git log` for all of them."""
+        if not paths:
+            return {}
+        out = self.run("log", "--reverse", "--no-renames", "--format=%x01%H", "--name-only", "-z",
+                       f"{base}..{head}", "--", *paths, literal=True)
+        found: dict[str, str] = {}
+        commit, first = "", False
+        for token in out.split(b"\0"):
+            if token.startswith(b"\x01") and _FULL_ID.fullmatch(token[1:].decode("ascii", "replace")):
+                commit, first = token[1:].decode("ascii"), True
+                continue
+            if first:  # git ends the commit line with a newline before its first name
+                token, first = token[1:] if token.startswith(b"\n") else token, False
+            if token and commit:
+                found.setdefault(os.fsdecode(token), commit)
+        return found
+
     def display_diff(self, base: str, head: str) -> str:
         """`git diff --stat` and the patch, for a person to read after a PASS."""
         plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")

@@ -45,6 +45,7 @@ class Manifest(NamedTuple):
     allowed_fingerprints: tuple[str, ...] = ()
     scratch_roots: tuple[str, ...] = ()  # absolute directories outside the repository the guard lets a job write
     guard_allowed_tools: tuple[str, ...] = ()  # tool names the guard allows although it cannot see what they write
+    always_run_test: bool = False  # run the required test even when other checks failed
     sha256: str = ""
     source: str = ""
     warnings: tuple[str, ...] = ()

@@ -50,7 +50,8 @@ def changed_dict(c: ChangedPath, result: Result) -> dict[str, Any]:
 
 
 def violation_dict(v: Violation, result: Result) -> dict[str, Any]:
-    return {"code": v.code, "path": v.path, "line": v.line, "message": v.message, "severity": severity(result)}
+    return {"code": v.code, "hint": v.hint, "path": v.path, "line": v.line, "message": v.message, "fix": v.fix,
+            "severity": severity(result)}
 
 
 def test_dict(t: TestOutcome) -> dict[str, Any]:
@@ -72,6 +73,7 @@ def to_dict(result: Result) -> dict[str, Any]:
         "exit_code": result.exit_code,
         "shadow": result.shadow,
         "job_id": result.job_id,
+        "description": result.description,
         "mode": result.mode,
         "started_at": result.started_at,
         "duration_s": round(result.duration_s, 3),

@@ -30,7 +30,7 @@ def _annotation(v: Violation, kind: str) -> str:
         "line": str(v.line) if v.path and v.line else None,
         "title": f"score-diff [{v.code}] {title}",
     }
-    return command(kind, v.message, props)
+    return command(kind, f"{v.message}\nDo: {v.hint}" if v.hint else v.message, props)
 
 
 def _verdict(result: Result) -> str:

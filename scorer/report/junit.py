@@ -54,7 +54,8 @@ def group_violations(result: Result) -> dict[str, list[Violation]]:
 
 def _violation_line(v: Violation) -> str:
     where = f"{v.path}:{v.line}" if v.path and v.line else (v.path or "-")
-    return one_line(f"[{v.code}] {where}: {v.message}")
+    line = one_line(f"[{v.code}] {where}: {v.message}")
+    return line + (f"\n  -> do: {one_line(v.hint)}" if v.hint else "")
 
 
 def _outcome(case: ET.Element, violations: list[Violation], result: Result) -> str:

@@ -36,11 +36,14 @@ def _violations(result: Result) -> list[str]:
     if not result.violations:
         return [*out, "None."]
     rows = []
+    hinted = any(v.hint or v.fix for v in result.violations)
     for v in result.violations:
         where = f"{v.path}:{v.line}" if v.path and v.line else (v.path or "-")
         title = CODES[v.code].title if v.code in CODES else v.code
-        rows.append((v.code, title, where, v.message))
-    return out + _table(("code", "title", "where", "message"), rows)
+        rows.append((v.code, title, where, v.hint, v.message, v.fix) if hinted else (v.code, title, where, v.message))
+    header = ("code", "title", "where", "what to do", "message", "fence option") if hinted else (
+        "code", "title", "where", "message")
+    return out + _table(header, rows)
 
 
 def _test(t: TestOutcome) -> list[str]:
@@ -62,6 +65,8 @@ def _test(t: TestOutcome) -> list[str]:
 def render(result: Result) -> str:
     """The whole review comment, sections in reading order."""
     out = [_heading(result), ""]
+    if result.description:
+        out += [f"**Job:** {escape_cell(result.description)}", ""]
     out += _table(("fact", "value"), binding_facts(result))
     if result.changed:
         out += ["", f"### Changed paths ({len(result.changed)})", ""]

@@ -83,8 +83,10 @@ def _result(v: Violation, rule_index: int, fingerprint: str, result: Result) -> 
         "ruleId": v.code,
         "ruleIndex": rule_index,
         "level": "note" if result.shadow else "error",
-        "message": {"text": printable(v.message or v.code)},
+        "message": {"text": printable(v.message or v.code) + (f"\nDo: {printable(v.hint)}" if v.hint else "")},
     }
+    if v.hint or v.fix:  # the agent's next step and the manifest author's option, as data too
+        out["properties"] = {k: printable(text) for k, text in (("hint", v.hint), ("fix", v.fix)) if text}
     if v.path:
         out["locations"] = [_location(v.path, v.line)]
     elif result.manifest_path and _is_repo_relative(result.manifest_path):

@@ -28,6 +28,8 @@ def _test_line(t: TestOutcome) -> str:
 def render(result: Result) -> str:
     """The human report; the last line is always the verdict."""
     out = [f"score-diff {result.version}  job: {result.job_id or '-'}  mode: {result.mode}"]
+    if result.description:
+        out.append(f"description: {result.description}")
     if result.exit_code != 2:
         out.append(binding_line(result))
     if result.changed:
@@ -40,6 +42,8 @@ def render(result: Result) -> str:
     for v in result.violations:
         where = f"{v.path}:{v.line}" if v.path and v.line else (v.path or "-")
         out.append(f"{label} [{v.code}] {where}: {v.message}")
+        if v.hint:  # what the agent reads next: the one thing to do about it
+            out.append(f"  -> do: {v.hint}")
     out.append(_test_line(result.test))
     if result.test.output_tail and result.test.status in ("failed", "timeout"):
         out.append("test output (tail):")

@@ -1,0 +1,427 @@
+"""What to do next about each violation: a `hint` for the agent, a `fix` for the manifest's author.
+
+The one place both are written. A FAIL and a guard denial are read by the agent as its tool
+result, so a hint is an instruction it can follow at once: imperative, with the exact command
+for this path in this state (untracked, added, renamed, worktree or --base mode). A hint never
+asks the agent to change its fence (the manifest, its pin, the hooks); what the fence could
+allow instead is the `fix`, which only the manifest's author acts on.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..model import ChangedPath, Violation
+
+if TYPE_CHECKING:
+    from ..manifest.load import Manifest
+
+WORKTREE, RANGE, TOOL_CALL = "worktree", "range", "tool-call"
+MORE = "... and "  # cap_per_code's summary violation starts so
+_PATHSPEC_MAGIC = re.compile(r"[*?\[\\]|^:")
+_LISTED = 8
+
+
+class Scene(NamedTuple):
+    """What a hint needs beyond the violation: how the change was scored and what it holds."""
+
+    mode: str  # WORKTREE, RANGE, or TOOL_CALL (the guard, before anything is written)
+    changed: Mapping[str, ChangedPath] = {}  # by every side of every changed path
+    head: str | None = None  # HEAD in worktree mode (None: no commit yet)
+    base: str | None = None  # the merge-base in range mode
+    introduced: Mapping[str, str] = {}  # range mode: path -> the commit that first changed it
+    manifest: Manifest | None = None
+    manifest_rel: str | None = None
+
+
+def scene_of(
+    mode: str, changed: Sequence[ChangedPath], head: str | None = None, base: str | None = None,
+    introduced: Mapping[str, str] | None = None, manifest: Manifest | None = None,
+    manifest_rel: str | None = None,
+) -> Scene:
+    by_path = {p: c for c in changed for p in c.paths}
+    return Scene(mode, by_path, head, base, introduced or {}, manifest, manifest_rel)
+
+
+def annotate(violations: Sequence[Violation], scene: Scene) -> list[Violation]:
+    """Every violation with its hint and fix filled in (a hint a check already wrote is kept)."""
+    out = []
+    for v in violations:
+        hint, fix = hint_for(v, scene)
+        out.append(v._replace(hint=v.hint or hint, fix=v.fix or fix))
+    return out
+
+
+def hint_for(v: Violation, scene: Scene) -> tuple[str, str]:
+    """(hint for the agent, fix for the manifest's author) for one violation."""
+    if v.message.startswith(MORE) and v.path is None:
+        return f"fix the {v.code} violations listed above, then rerun score-diff to see the rest", ""
+    return _HINTS.get(v.code, _unknown)(v, scene)
+
+
+# -- commands ---------------------------------------------------------------------------
+
+def shell_path(path: str) -> str:
+    """A path as one shell word."""
+    return shlex.quote(path)
+
+
+def git_path(path: str) -> str:
+    """A path as one shell word that git reads literally (never as a pathspec glob)."""
+    return shlex.quote(f":(literal){path}" if _PATHSPEC_MAGIC.search(path) else path)
+
+
+def _sides(path: str, scene: Scene) -> list[str]:
+    change = scene.changed.get(path)
+    return list(change.paths) if change else [path]
+
+
+def undo_command(path: str, scene: Scene) -> str:
+    """The exact command that takes `path` (both sides of a rename) back to where the job started."""
+    change = scene.changed.get(path)
+    if scene.mode == RANGE:
+        sides = " ".join(git_path(p) for p in _sides(path, scene))
+        message = shlex.quote(f"Undo the change to {path}")
+        return f"git restore --source={scene.base} --staged --worktree -- {sides} && git commit -m {message}"
+    if change is not None and change.untracked:
+        return f"rm -{'rf' if change.submodule else 'f'} -- {shell_path(path)}"
+    sides = " ".join(git_path(p) for p in _sides(path, scene))
+    if scene.head is None:  # no commit yet: nothing to restore from, so the staged file goes
+        return f"git rm -r -f --cached -- {sides} && rm -rf -- {' '.join(map(shell_path, _sides(path, scene)))}"
+    return f"git restore --staged --worktree --source=HEAD -- {sides}"
+
+
+def _undo(path: str, scene: Scene, why: str = "") -> str:
+    """'undo your change to P: `cmd`' (or, before the write, 'leave P unchanged')."""
+    if scene.mode == TOOL_CALL:
+        return f"leave {path} unchanged{why}"
+    status = _status(path, scene)
+    return f"undo your change to {path}{status}: run `{undo_command(path, scene)}`{_came_in(path, scene)}{why}"
+
+
+def _status(path: str, scene: Scene) -> str:
+    change = scene.changed.get(path)
+    if change is None:
+        return ""
+    if change.untracked:
+        return " (untracked)"
+    return f" ({change.status})"
+
+
+def _came_in(path: str, scene: Scene) -> str:
+    commit = scene.introduced.get(path)
+    return f" (it came in with commit {commit})" if commit else ""
+
+
+def _allowed(scene: Scene) -> str:
+    paths = scene.manifest.allowed_paths if scene.manifest else ()
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:_LISTED]) + (f" and {len(paths) - _LISTED} more" if len(paths) > _LISTED else "")
+    return f"; this job may change only: {shown}"
+
+
+def _test_command(scene: Scene) -> str:
+    return shlex.join(scene.manifest.required_test) if scene.manifest else "the required test"
+
+
+def _at(v: Violation) -> str:
+    return f"line {v.line} of {v.path}" if v.path and v.line else (v.path or "the change")
+
+
+def _after(message: str, marker: str) -> str:
+    _, sep, rest = message.partition(marker)
+    return rest.strip() if sep else ""
+
+
+# -- one function per code ------------------------------------------------------------
+
+Hint = Callable[[Violation, Scene], tuple[str, str]]
+
+
+def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
+    job = scene.manifest.description if scene.manifest and scene.manifest.description else "what the job asks"
+    if scene.mode == RANGE:
+        return (f"commit the change the job asks for on this branch ({job}); the commits after the base "
+                "change nothing yet", "")
+    return (f"make the change the job asks for ({job}). If you already committed it, score the commits "
+            "instead: committed work is scored with `score-diff --base <the branch you started from>` "
+            "(for example `score-diff --base main`)", "")
+
+
+def _unlisted(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    return (_undo(path, scene, "") + _allowed(scene),
+            f"if the job needs {path}, add it to allowed_paths: {path!r}")
+
+
+def _forbidden(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    return (_undo(path, scene, "; this job may never change it") + _allowed(scene),
+            f"{path} matches forbidden_globs, which always win over allowed_paths")
+
+
+def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
+    limit = _after(v.message, "max_files_changed is ")
+    extra = [c.path for c in scene.changed.values() if scene.manifest and not _granted(c.path, scene)]
+    first = extra[0] if extra else None
+    example = f", e.g. `{undo_command(first, scene)}`" if first and scene.mode != TOOL_CALL else ""
+    return (f"change at most {limit or 'the allowed number of'} paths: undo the changes the job does not "
+            f"need{example}", "raise max_files_changed if the job needs more files")
+
+
+def _granted(path: str, scene: Scene) -> bool:
+    from ..manifest.globs import ForbiddenMatcher, PathMatcher
+
+    m = scene.manifest
+    assert m is not None
+    return PathMatcher(m.allowed_paths)(path) and not ForbiddenMatcher(m.forbidden_globs)(path)
+
+
+def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:
+    limit = _after(v.message, "max_hunk_lines is ")
+    where = f"{v.path} at line {v.line}" if v.line else (v.path or "")
+    again = "" if scene.mode == TOOL_CALL else f"; to start this file over, run `{undo_command(v.path or '', scene)}`"
+    return (f"split this hunk into smaller edits: the change to {where} is one block of "
+            f"{_after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
+            "together, so change only the lines the job needs and leave unchanged lines between separate "
+            f"edits (do not rewrite or reformat the file){again}", "raise max_hunk_lines if the job needs "
+            "larger edits")
+
+
+def _diff_size(v: Violation, scene: Scene) -> tuple[str, str]:
+    biggest = sorted(scene.changed.values(), key=lambda c: c.added + c.removed, reverse=True)
+    largest = f" (largest: {biggest[0].path}, {biggest[0].added + biggest[0].removed} lines)" if biggest else ""
+    total, limit = v.message.split(" ")[0], _after(v.message, "max_changed_lines is ")
+    return (f"change fewer lines: {total} lines changed and at most {limit} may; keep only the lines the job "
+            f"needs{largest}",
+            "raise max_changed_lines if the job needs a larger change")
+
+
+def _file_size(v: Violation, scene: Scene) -> tuple[str, str]:
+    size, limit = v.message.split(" ")[0], _after(v.message, "max_file_bytes is ")
+    what = f" ({size} bytes; at most {limit} are allowed)" if limit else ""
+    return (f"make {v.path} smaller{what}, or " + _undo(v.path or "", scene),
+            "raise max_file_bytes if the job needs larger files")
+
+
+def _token(v: Violation, scene: Scene) -> tuple[str, str]:
+    what = _after(v.message, "contains ") or "a forbidden token"
+    if scene.mode == TOOL_CALL:
+        return f"remove {what} from the content and repeat the call", ""
+    commit = " and commit" if scene.mode == RANGE else ""
+    return (f"remove line {v.line} of {v.path} containing {what} (or rewrite it without it){commit}; "
+            "do not spell it another way", "")
+
+
+def _encoding(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (f"save {v.path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
+            "be checked as Python reads them", "")
+
+
+def _kind(noun: str, instead: str, setting: str) -> Hint:
+    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
+        path = v.path or ""
+        return (f"{instead}, or " + _undo(path, scene), f"set {setting} to true if the job may add {noun}")
+    return hint
+
+
+def _unmerged(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = shell_path(v.path or "")
+    return (f"resolve the conflict markers in {v.path} and stage the result (`git add -- {path}`), or "
+            "abandon the merge (`git merge --abort`)", "")
+
+
+def _hidden(v: Violation, scene: Scene) -> tuple[str, str]:
+    path, msg = v.path or "", v.message
+    flag = re.match(r"the index flag (\S+) hides", msg)
+    if flag:
+        return f"clear the index flag: run `git update-index --no-{flag.group(1)} -- {git_path(path)}`", ""
+    if msg.startswith("cannot read this untracked file"):
+        return (f"make {path} readable (`chmod u+r -- {shell_path(path)}`) or delete it "
+                f"(`rm -f -- {shell_path(path)}`)", "")
+    if msg.startswith("the index holds a staged version"):
+        return f"stage the version that was scored: run `git add -- {git_path(path)}`", ""
+    if msg.startswith("an untracked .gitignore"):
+        return f"delete the self-ignoring ignore file: run `rm -f -- {shell_path(path)}`", ""
+    key = re.match(r"git config sets ([^=]+)=", msg)
+    if key:
+        return f"remove the filter from this repository's git config: run `git config --unset {key.group(1)}`", ""
+    return "make the change visible to git (see the message), then rerun score-diff", ""
+
+
+def _manifest_path(v: Violation, scene: Scene) -> str:
+    return v.path or scene.manifest_rel or "job_manifest.json"
+
+
+def _manifest_changed(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = _manifest_path(v, scene)
+    if scene.mode == TOOL_CALL:
+        return "leave this file unchanged: it is this job's fence, set by the user", ""
+    return (f"restore {path}: the job may not change its own fence. Run `{undo_command(path, scene)}`",
+            "the job's manifest and its pin change only in a commit on the base branch")
+
+
+def _manifest_invalid(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = scene.manifest_rel
+    change = scene.changed.get(path) if path else None
+    if path and change is not None:
+        return f"restore {path}, which your change broke: run `{undo_command(path, scene)}`", ""
+    return ("stop and tell the user that score-diff cannot read this job's fence (see the message); "
+            "do not try to repair it yourself", "fix the key the message names; `score-diff check-manifest` "
+            "validates the manifest")
+
+
+def _manifest_mismatch(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = scene.manifest_rel
+    if path and scene.mode in (WORKTREE, RANGE):
+        return (f"restore {path} to the approved version: run `{undo_command(path, scene)}`",
+                "if the new manifest is approved, write its pin with `score-diff pin` and commit both on the "
+                "base branch")
+    return ("stop and tell the user that this job's fence does not match its approved digest; "
+            "do not try to repair it yourself", "pin the approved manifest again with `score-diff pin`")
+
+
+def _trailer_command(path: str, scene: Scene) -> str:
+    parts = [f"Blast-Radius: {path}", "Justification: <file>:<line> <why>", "Rollback: <how to undo it>"]
+    flags = " ".join(f"-m {shlex.quote(p)}" for p in parts)
+    if scene.mode == RANGE:
+        return f"git commit --allow-empty -m {shlex.quote(f'Justify {path}')} {flags}"
+    return f"git commit -m <summary> {flags}"
+
+
+def _sensitive(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    if any(words in v.message for words in ("not named exactly", "does not name exactly", "can name it exactly")):
+        return (_undo(path, scene, "; this job has not been granted this sensitive path") + _allowed(scene),
+                f"if the job needs {path}, name it exactly in allowed_paths ({path!r}; a glob never grants a "
+                "sensitive path)")
+    if scene.mode == TOOL_CALL:
+        return ("write the justification the message asks for in your reply, then repeat the same call", "")
+    fill = ("replace <file>:<line> with a line you read that shows the change is needed, <why> with the "
+            "reason and <how to undo it> with the exact undo command")
+    where = " on this branch" if scene.mode == RANGE else ""
+    return (f"add these trailer lines to the commit message{where}: 'Blast-Radius: {path}', "
+            f"'Justification: <file>:<line> <why>', 'Rollback: <how to undo it>' ({fill}); "
+            f"e.g. `{_trailer_command(path, scene)}`", "")
+
+
+def _bad_justification(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    return ("correct the Justification trailer: its evidence must be <file>:<line> of a line that exists in the "
+            f"scored tree, then the reason; a later commit's trailers replace earlier ones, e.g. "
+            f"`{_trailer_command(path, scene)}`", "")
+
+
+def _secret(v: Violation, scene: Scene) -> tuple[str, str]:
+    fingerprint = re.search(r"fingerprint (sha256:[0-9a-f]+)", v.message)
+    fix = (f"if it is not a credential (a test fixture), add {fingerprint.group(1)} to allowed_fingerprints"
+           if fingerprint else "")
+    if scene.mode == TOOL_CALL:
+        return ("remove the credential from the content and read it from the environment at run time instead; "
+                "repeat the call without it", fix)
+    history = ("; it is already in a commit on this branch, so tell the user it must be rotated"
+               if scene.mode == RANGE else "")
+    return (f"remove the credential from {_at(v)} (do not allow it, encode it or split it): read it from the "
+            f"environment at run time instead{history}", fix)
+
+
+def _risky(v: Violation, scene: Scene) -> tuple[str, str]:
+    if scene.mode == TOOL_CALL:
+        return "do not run or write this; use a safer command that does not do it", ""
+    return f"remove {_at(v)} ({v.message}); do it a safer way or leave it to the user", ""
+
+
+def _test_failed(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (f"make the required test pass: run `{_test_command(scene)}`, read its output and fix the code "
+            "(not the test)", "")
+
+
+def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
+    timeout = scene.manifest.test_timeout_s if scene.manifest else None
+    within = f" within {timeout:g} s" if timeout else ""
+    return (f"make the required test finish{within}: run `{_test_command(scene)}` and find what hangs or is "
+            "slow", "raise test_timeout_s if the test is slow by nature")
+
+
+def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    clean = f"delete what it created (`rm -f -- {shell_path(path)}`) and " if "created" in v.message else ""
+    return (f"{clean}make the required test leave {path} as it found it: write temporary files outside the "
+            f"repository or under an ignored directory; then rerun score-diff (`{_test_command(scene)}` shows "
+            "what the test does)", "")
+
+
+def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    again = "" if scene.mode == TOOL_CALL else f"; to put the whole file back, run `{undo_command(path, scene)}`"
+    return (f"put back what was removed or loosened in {path} ({v.message}): tests may be added, never "
+            f"weakened; make the code pass the existing test instead{again}",
+            "remove the path from protected_tests if the job must rewrite this test")
+
+
+def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
+    return ("do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
+            "otherwise stop and tell the user score-diff could not read git", "")
+
+
+def _internal(v: Violation, scene: Scene) -> tuple[str, str]:
+    return "stop and tell the user score-diff failed; this is not a verdict on your change", ""
+
+
+def _unknown(v: Violation, scene: Scene) -> tuple[str, str]:
+    if v.path and scene.mode != TOOL_CALL:
+        return _undo(v.path, scene), ""
+    return "undo the change the message names, then rerun score-diff", ""
+
+
+# Guard-only findings (no diff yet, so never a restore command).
+def _outside(v: Violation, scene: Scene) -> tuple[str, str]:
+    scratch = scene.manifest.scratch_roots if scene.manifest else ()
+    where = f" or under {', '.join(scratch)}" if scratch else ""
+    return f"write only inside the repository{where}", "add the directory to scratch_roots"
+
+
+def _const(text: str, fix: str = "") -> Hint:
+    return lambda v, scene: (text, fix)
+
+
+_HINTS: dict[str, Hint] = {
+    "empty-diff": _empty,
+    "unlisted-path": _unlisted,
+    "forbidden-path": _forbidden,
+    "too-many-files": _too_many,
+    "hunk-too-large": _hunk,
+    "diff-too-large": _diff_size,
+    "file-too-large": _file_size,
+    "forbidden-token": _token,
+    "unreadable-encoding": _encoding,
+    "binary-file": _kind("binary files", "write text content instead of binary", "allow_binary"),
+    "symlink": _kind("symlinks", "write a regular file instead of a symlink", "allow_symlinks"),
+    "submodule": _kind("submodules", "leave nested repositories and submodules alone", "allow_submodules"),
+    "unmerged": _unmerged,
+    "hidden-change": _hidden,
+    "manifest-changed": _manifest_changed,
+    "manifest-invalid": _manifest_invalid,
+    "manifest-hash-mismatch": _manifest_mismatch,
+    "sensitive-path": _sensitive,
+    "bad-justification": _bad_justification,
+    "secret": _secret,
+    "risky-shell": _risky,
+    "test-failed": _test_failed,
+    "test-timeout": _test_timeout,
+    "test-side-effect": _test_side_effect,
+    "test-weakened": _test_weakened,
+    "git-error": _git_error,
+    "internal-error": _internal,
+    # the guard's own findings
+    "outside-repo": _outside,
+    "git-dir": _const("do not write inside .git; it holds git's hooks and refs"),
+    "gate-skip": _const("run the command without that option or variable; the commit gate must run"),
+}
+
+HINTED_CODES = frozenset(_HINTS)
+__all__ = ["HINTED_CODES", "Scene", "annotate", "hint_for", "scene_of", "undo_command"]

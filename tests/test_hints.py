@@ -1,0 +1,289 @@
+"""Hints: every violation tells the agent what to do next, never to move its fence, and the
+command it names really makes the violation go away."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import GitRepo
+
+from scorer.checks import hints
+from scorer.codes import CODES
+from scorer.manifest.load import Manifest
+from scorer.model import ChangedPath, Violation
+
+MANIFEST = Manifest("job", ("src/**",), ("pytest", "-q"), description="Fix the bug.",
+                    max_files_changed=2, max_hunk_lines=10, test_timeout_s=60.0)
+# What a hint may never tell the agent: to edit its fence (the manifest, its pin, the hooks) or
+# to get around the gate. The `fix` field, for the manifest's author, may say these things.
+FENCE_WORDS = re.compile(
+    r"allowed_paths|forbidden_globs|allowed_fingerprints|sensitive_exempt|disabled_detectors|protected_tests"
+    r"|always_run_test|max_\w+|allow_(binary|symlinks|submodules)|scratch_roots|guard_allowed_tools"
+    r"|manifest|\.sha256|--no-verify|hooksPath|core\.hooks|pre-commit-config|\.claude|settings\.json"
+    r"|edit the fence|widen|SKIP=|HUSKY",
+    re.IGNORECASE,
+)
+# Each code with a message as its check writes it.
+MESSAGES = {
+    "empty-diff": ("nothing changed: an empty result is not a finished job", None, None),
+    "unlisted-path": ("modified: not in allowed_paths", "docs/a.md", None),
+    "forbidden-path": ("added: matches forbidden_globs", ".env", None),
+    "too-many-files": ("3 paths changed; max_files_changed is 2", None, None),
+    "hunk-too-large": ("hunk of 12 lines (+12 -0); max_hunk_lines is 10", "src/a.py", 4),
+    "diff-too-large": ("130 lines changed; max_changed_lines is 120", None, None),
+    "file-too-large": ("300000 bytes; max_file_bytes is 200000", "src/a.py", None),
+    "forbidden-token": ("added line contains forbidden substring 'eval('", "src/a.py", 3),
+    "unreadable-encoding": ("Python source declares an encoding the scorer cannot decode", "src/a.py", None),
+    "binary-file": ("binary content cannot be checked for tokens", "src/a.bin", None),
+    "symlink": ("symlink to 'b'", "src/link", None),
+    "submodule": ("submodule or nested repository changed", "src/vendor", None),
+    "unmerged": ("unresolved merge conflict in the index", "src/a.py", None),
+    "hidden-change": ("the index flag assume-unchanged hides a change to this file", "src/a.py", None),
+    "manifest-changed": ("the job may not edit its own manifest", "job_manifest.json", None),
+    "manifest-invalid": ("job_manifest.json: unknown key 'x'", None, None),
+    "manifest-hash-mismatch": ("job_manifest.json has sha256 1, but it is pinned to 2", None, None),
+    "sensitive-path": ("src/auth.py is a sensitive path (auth: ...); add to the commit message: ...",
+                       "src/auth.py", None),
+    "bad-justification": ("src/auth.py: evidence 'x' is not <file>:<line>", "src/auth.py", None),
+    "secret": ("aws-access-key: AKIA… (fingerprint sha256:0123456789abcdef; allow it in allowed_fingerprints)",
+               "src/a.py", 2),
+    "risky-shell": ("curl-pipe-shell: curl … | sh", "src/install.sh", 1),
+    "test-failed": ("pytest -q: exited 1", None, None),
+    "test-timeout": ("pytest -q: ran past 60 s", None, None),
+    "test-side-effect": ("the required test created this file (not ignored): the tree it left is not the one "
+                         "that was scored", "build/out.txt", None),
+    "git-error": ("'main' is not a commit in this repository", None, None),
+    "internal-error": ("unexpected KeyError: 'x'", None, None),
+}
+STATUSES = {
+    "modified": ChangedPath("docs/a.md", "modified"),
+    "added": ChangedPath("docs/a.md", "added"),
+    "untracked": ChangedPath("docs/a.md", "added", untracked=True),
+    "deleted": ChangedPath("docs/a.md", "deleted"),
+    "renamed": ChangedPath("docs/a.md", "renamed", old_path="docs/old.md"),
+}
+SCENES = {
+    **{f"worktree-{k}": hints.scene_of(hints.WORKTREE, [c], "f" * 40, manifest=MANIFEST,
+                                       manifest_rel="job_manifest.json") for k, c in STATUSES.items()},
+    "range": hints.scene_of(hints.RANGE, list(STATUSES.values())[:1], "f" * 40, "e" * 40, {"docs/a.md": "d" * 40},
+                            MANIFEST, "job_manifest.json"),
+    "tool-call": hints.Scene(hints.TOOL_CALL, manifest=MANIFEST, manifest_rel="job_manifest.json"),
+}
+
+
+def test_the_message_table_covers_every_code():
+    assert set(MESSAGES) == set(CODES)
+
+
+def _all_hints() -> list[tuple[str, str, str, str]]:
+    out = []
+    for code, (message, path, line) in MESSAGES.items():
+        for name, scene in SCENES.items():
+            hint, fix = hints.hint_for(Violation(code, message, path, line), scene)
+            out.append((code, name, hint, fix))
+    return out
+
+
+@pytest.mark.parametrize(("code", "scene", "hint", "fix"), _all_hints(), ids=lambda x: x if len(x) < 30 else "")
+def test_every_code_has_a_hint_in_every_scene(code, scene, hint, fix):
+    assert hint and hint[0].islower() and len(hint) > 20
+
+
+def without_restores(hint: str) -> str:
+    """A hint with its undo commands and "restore <path>" phrases taken out: putting the fence back is
+    the one thing a hint may say about the manifest."""
+    hint = re.sub(r"`git restore [^`]*`", "", hint)
+    return re.sub(r"\brestore \S+", "", hint)
+
+
+@pytest.mark.parametrize(("code", "scene", "hint", "fix"), _all_hints(), ids=lambda x: x if len(x) < 30 else "")
+def test_no_hint_tells_the_agent_to_move_its_fence(code, scene, hint, fix):
+    assert not FENCE_WORDS.search(without_restores(hint)), hint
+
+
+def test_a_fix_may_speak_to_the_manifests_author():
+    fixes = {code: fix for code, scene, _, fix in _all_hints() if scene == "worktree-modified"}
+    assert "allowed_paths" in fixes["unlisted-path"]
+    assert "sha256:0123456789abcdef" in fixes["secret"] and "allowed_fingerprints" in fixes["secret"]
+    assert "always win" in fixes["forbidden-path"]
+
+
+def test_the_truncation_line_has_a_hint():
+    v = Violation("forbidden-token", "... and 7 more forbidden-token violations not listed")
+    assert hints.hint_for(v, SCENES["range"])[0].startswith("fix the forbidden-token violations listed above")
+
+
+@pytest.mark.parametrize(("path", "word"), [
+    ("a b.py", "'a b.py'"),
+    ("it's.py", "'it'\"'\"'s.py'"),
+    ("*.py", "':(literal)*.py'"),
+    (":odd", "':(literal):odd'"),
+    ("$(rm -rf x).py", "'$(rm -rf x).py'"),
+])
+def test_paths_are_one_shell_word_that_git_reads_literally(path, word):
+    scene = hints.scene_of(hints.WORKTREE, [ChangedPath(path, "modified")], "f" * 40)
+    assert hints.undo_command(path, scene) == f"git restore --staged --worktree --source=HEAD -- {word}"
+
+
+# -- each hint's command, applied, makes the violation go away -------------------------------------
+
+def command_in(hint: str) -> str:
+    """The command a hint says to run."""
+    m = re.search(r"run `([^`]+)`", hint)
+    assert m, hint
+    return m.group(1)
+
+
+def apply(repo: GitRepo, hint: str) -> None:
+    proc = subprocess.run(command_in(hint), shell=True, cwd=repo.root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _setup_worktree(repo: GitRepo, status: str) -> None:
+    repo.write("allowed/a.py", "one\ntwo\nthree\nfour\n")  # the real work, which must survive
+    if status == "modified-unstaged":
+        repo.write("other/b.py", "alpha\nBETA\n")
+    elif status == "modified-staged":
+        repo.write("other/b.py", "alpha\nBETA\n")
+        repo.git("add", "other/b.py")
+    elif status == "added-staged":
+        repo.write("other/new.py", "new\n")
+        repo.git("add", "other/new.py")
+    elif status == "added-staged-then-edited":
+        repo.write("other/new.py", "new\n")
+        repo.git("add", "other/new.py")
+        repo.write("other/new.py", "newer\n")
+        repo.git("add", "other/new.py")
+    elif status == "untracked":
+        repo.write("other/new.py", "new\n")
+    elif status == "deleted-unstaged":
+        repo.remove("other/b.py")
+    elif status == "deleted-staged":
+        repo.git("rm", "-q", "other/b.py")
+    elif status == "renamed":
+        repo.git("mv", "other/b.py", "other/c.py")
+    elif status == "renamed-out-of-allowed":
+        repo.git("mv", "allowed/a.py", "other/a.py")
+        repo.write("allowed/z.py", "z\n")
+    elif status == "odd-name":
+        repo.write("other/it's a *.py", "new\n")
+
+
+WORKTREE_STATUSES = ["modified-unstaged", "modified-staged", "added-staged", "added-staged-then-edited",
+                     "untracked", "deleted-unstaged", "deleted-staged", "renamed", "renamed-out-of-allowed",
+                     "odd-name"]
+
+
+@pytest.mark.parametrize("status", WORKTREE_STATUSES)
+def test_worktree_undo_hint_removes_the_violation(committed: GitRepo, status: str):
+    _setup_worktree(committed, status)
+    before = committed.score()
+    path_violations = [v for v in before.report["violations"] if v["code"] == "unlisted-path"]
+    assert path_violations and before.exit_code == 1
+    apply(committed, path_violations[0]["hint"])
+    after = committed.score()
+    assert (after.exit_code, after.last_line) == (0, "RESULT: PASS (with test skipped)"), after.text
+
+
+@pytest.mark.parametrize("status", ["modified", "added", "deleted", "renamed"])
+def test_base_mode_undo_hint_removes_the_violation_and_names_the_commit(committed: GitRepo, status: str):
+    base = committed.git("rev-parse", "HEAD").stdout.strip()
+    committed.git("checkout", "-q", "-b", "agent-x")
+    committed.write("allowed/a.py", "one\ntwo\nthree\nfour\n")
+    committed.commit("real work")
+    {"modified": lambda: committed.write("other/b.py", "alpha\nBETA\n"),
+     "added": lambda: committed.write("other/new.py", "new\n"),
+     "deleted": lambda: committed.remove("other/b.py"),
+     "renamed": lambda: committed.git("mv", "other/b.py", "other/c.py")}[status]()
+    stray = committed.commit("stray edit")
+    committed.write("allowed/a.py", "one\ntwo\nthree\nfour\nfive\n")
+    committed.commit("more real work")
+    before = committed.score("--base", "main")
+    [v, *_] = [v for v in before.report["violations"] if v["code"] == "unlisted-path"]
+    assert f"(it came in with commit {stray})" in v["hint"]
+    assert f"--source={base}" in v["hint"]
+    apply(committed, v["hint"])
+    after = committed.score("--base", "main")
+    assert (after.exit_code, after.last_line) == (0, "RESULT: PASS (with test skipped)"), after.text
+
+
+def test_a_staged_only_version_hint_stages_what_was_scored(committed: GitRepo):
+    committed.write("allowed/a.py", "staged\n")
+    committed.git("add", "allowed/a.py")
+    committed.write("allowed/a.py", "one\ntwo\nthree\nfour\n")
+    before = committed.score()
+    [v] = [v for v in before.report["violations"] if v["code"] == "hidden-change"]
+    apply(committed, v["hint"])
+    assert committed.score().exit_code == 0
+
+
+def test_an_index_flag_hint_clears_it(committed: GitRepo):
+    committed.git("update-index", "--assume-unchanged", "allowed/a.py")
+    committed.write("allowed/a.py", "hidden\n")
+    [v] = [v for v in committed.score().report["violations"] if v["code"] == "hidden-change"]
+    apply(committed, v["hint"])
+    out = committed.score()
+    assert out.exit_code == 0 and "allowed/a.py" in out.changed
+
+
+# -- the messages the issue named --------------------------------------------------------------
+
+def test_env_file_is_not_told_to_be_listed(committed: GitRepo):
+    committed.manifest(forbidden_globs=["**/.env"])
+    committed.write("allowed/a.py", "fixed\n")
+    committed.write(".env", "TOKEN=1\n")
+    out = committed.score()
+    assert out.codes == {"forbidden-path", "sensitive-path"}
+    for v in out.report["violations"]:
+        assert "name it exactly" not in v["message"]
+        assert v["hint"].startswith("undo your change to .env (untracked): run `rm -f -- .env`")
+    assert "  -> do: undo your change to .env (untracked): run `rm -f -- .env`; this job may never change it; " \
+           "this job may change only: allowed/**" in out.text
+
+
+def test_unlisted_path_hint_lists_what_is_allowed(committed: GitRepo):
+    committed.write("other/b.py", "changed\n")
+    out = committed.score()
+    [v] = out.report["violations"]
+    assert v["hint"] == ("undo your change to other/b.py (modified): run "
+                         "`git restore --staged --worktree --source=HEAD -- other/b.py`; this job may change only: "
+                         "allowed/**")
+    assert v["fix"] == "if the job needs other/b.py, add it to allowed_paths: 'other/b.py'"
+
+
+def test_empty_diff_after_a_commit_says_committed_work_is_scored_with_base(committed: GitRepo):
+    committed.write("allowed/a.py", "done\n")
+    committed.commit("the work")
+    out = committed.score()
+    [v] = out.report["violations"]
+    assert v["code"] == "empty-diff" and "score-diff --base" in v["hint"]
+
+
+def test_secret_hint_says_remove_not_allow(committed: GitRepo):
+    committed.write("allowed/a.py", 'KEY = "AKIAIOSFODNN7EXAMPLQ"\n')
+    out = committed.score()
+    [v] = [v for v in out.report["violations"] if v["code"] == "secret"]
+    assert v["hint"].startswith("remove the credential from line 1 of allowed/a.py (do not allow it")
+    assert "allowed_fingerprints" in v["fix"]
+
+
+def test_the_description_is_in_every_report(committed: GitRepo):
+    committed.manifest(description="Fix the typo in a.py.")
+    committed.write("allowed/a.py", "fixed\n")
+    out = committed.score()
+    assert out.report["description"] == "Fix the typo in a.py."
+    assert out.text.splitlines()[1] == "description: Fix the typo in a.py."
+
+
+@pytest.mark.parametrize("always", [False, True])
+def test_always_run_test_reports_the_test_in_the_same_round(committed: GitRepo, always: bool):
+    committed.manifest(required_test=[sys.executable, "-c", "raise SystemExit(3)"], always_run_test=always)
+    committed.write("other/b.py", "stray\n")
+    out = committed.score(skip_test=False)
+    assert out.report["test"]["status"] == ("failed" if always else "not-run")
+    assert out.codes == ({"unlisted-path", "test-failed"} if always else {"unlisted-path"})
+    assert out.last_line == "RESULT: FAIL"
