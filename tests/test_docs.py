@@ -422,7 +422,7 @@ def test_shadow_example_is_real_output(repo, monkeypatch):
     from conftest import run_cli
 
     shown = _shown(ROOT / "docs/hooks-and-ci.md", "RESULT: PASS (shadow:")
-    assert len(shown) == 3
+    assert len(shown) == 4
     repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)))
     repo.commit("base")
     repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)) + "x = eval('1')\n")
@@ -437,7 +437,7 @@ def test_shadow_example_is_real_output(repo, monkeypatch):
     code, out = run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--no-log"])
     assert code == 0
     lines = out.rstrip("\n").splitlines()
-    assert [_shape(line) for line in lines[-3:]] == [_shape(line) for line in shown]
+    assert [_shape(line) for line in lines[-4:]] == [_shape(line) for line in shown]
 
 
 def test_log_example_is_real_output(repo):
