@@ -295,7 +295,7 @@ def _trailer_command(path: str, scene: Scene) -> str:
 
 def _sensitive(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    if any(words in v.message for words in ("not named exactly", "does not name exactly", "can name it exactly")):
+    if any(words in v.message for words in ("not named exactly", "does not name exactly", "entry names it exactly")):
         return (_undo(path, scene, "; this job has not been granted this sensitive path") + _allowed(scene),
                 f"if the job needs {path}, name it exactly in allowed_paths ({path!r}; a glob never grants a "
                 "sensitive path)")

@@ -178,7 +178,7 @@ def _sensitive_message(path: str, hit: SensitiveHit, claim: Claim | None, listed
     asks = []
     missing = _missing_parts(claim)
     if not listed and is_glob(path):
-        asks.append("its name holds glob characters, so no allowed_paths entry can name it exactly "
+        asks.append("its name holds glob characters, so no allowed_paths entry names it exactly "
                     "(a glob never grants a sensitive path)")
     elif not listed:
         asks.append("it is not named exactly in allowed_paths (a glob never grants a sensitive path)")
