@@ -3,6 +3,7 @@ command it names really makes the violation go away."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -287,3 +288,12 @@ def test_always_run_test_reports_the_test_in_the_same_round(committed: GitRepo, 
     assert out.report["test"]["status"] == ("failed" if always else "not-run")
     assert out.codes == ({"unlisted-path", "test-failed"} if always else {"unlisted-path"})
     assert out.last_line == "RESULT: FAIL"
+
+
+def test_a_secret_in_a_path_is_masked_in_the_hint_too(committed: GitRepo):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    committed.write(f"other/{token}.txt", "x\n")
+    out = committed.score()
+    assert token not in out.text and token not in json.dumps(out.report)
+    [v] = [v for v in out.report["violations"] if v["code"] == "unlisted-path"]
+    assert v["hint"].startswith("undo your change to other/") and v["fix"]
