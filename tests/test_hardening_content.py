@@ -35,7 +35,7 @@ def _key_lines(n: int = 20, width: int = 64) -> list[str]:
     """A private-key-shaped block: header, n body lines of `width` base64 characters, a short last
     line and the footer."""
     kind = "OPENSSH " + "PRIVATE KEY"
-    body = []
+    body: list[str] = []
     while len(body) < n:
         line = base64.b64encode(os.urandom(width)).decode()[:width]
         if any(c.isdigit() for c in line) and any(c.isupper() for c in line) and any(c.islower() for c in line):
