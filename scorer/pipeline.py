@@ -63,6 +63,7 @@ class Options(NamedTuple):
     ref: str | None = None  # a server hook: the pushed ref, reported as the branch (a bare HEAD means nothing)
     job: str | None = None  # the job named explicitly: its .score-diff/jobs/<job>.json
     job_branch: str = "agent-*"  # the branch pattern whose `*` names the job
+    server_test: bool = False  # a server hook: run the required test in a temporary checkout of the push
 
 
 def now_iso() -> str:
@@ -141,6 +142,10 @@ def _test_outcome(
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
     if opts.skip_test:
         return TestOutcome(TEST_SKIPPED, argv, reason="--skip-test")
+    if ins.repo_root is None and opts.receiving and opts.server_test and ins.head is not None:
+        from .testrun.session import run_in_checkout
+
+        return run_in_checkout(repo, manifest, environ, ins.head, progress=opts.progress)
     if ins.repo_root is None and opts.receiving:
         return TestOutcome(TEST_SKIPPED, argv, reason="not run on the git server: a bare repository has no "
                            "working tree; commits only were scored (CI runs the test)")

@@ -53,6 +53,7 @@ class Policy(NamedTuple):
     manifest_sha256: str | None = None
     deny_delete: bool = False
     job_branch: str = "agent-*"  # the branch pattern whose `*` names the job (.score-diff/jobs/<job>.json)
+    run_test: bool = False  # run the required test in a temporary checkout (the pushed code runs here)
 
 
 class RefDecision(NamedTuple):
@@ -116,7 +117,7 @@ def _score(update: RefUpdate, policy: Policy, environ: Mapping[str, str], cwd: s
         repo.close()
     opts = Options(repo=policy.repo, manifest=policy.manifest, base=policy.base, head=update.new, cwd=cwd,
                    manifest_sha256=policy.manifest_sha256, receiving=True, ref=update.ref,
-                   job_branch=policy.job_branch)
+                   job_branch=policy.job_branch, server_test=policy.run_test)
     result = score(opts, environ)
     return RefDecision(update, result.exit_code, "scored", result)
 

@@ -261,3 +261,26 @@ def test_a_fresh_clone_with_only_origin_main_is_told_the_remote_ref(server: Serv
     ok = server.clone.score("--base", "origin/main", manifest=ci / "job_manifest.json", repo_arg=str(ci))
     assert ok.exit_code == 0, ok.text
     assert "bound to: manifest job_manifest.json sha256 " in ok.text
+
+
+def test_run_test_runs_the_required_test_in_a_temporary_checkout(server: Server) -> None:
+    # The test passes only when the pushed src/pricing.py applies the discount.
+    check = "import pathlib, sys; sys.exit(0 if '0.9' in pathlib.Path('src/pricing.py').read_text() else 1)"
+    server.clone.git("checkout", "-q", "main")
+    server.clone.write_manifest(server.clone.root / "job_manifest.json", job_id="pricing",
+                                allowed_paths=["src/pricing.py"], forbidden_globs=[DECOY],
+                                required_test=[sys.executable, "-c", check])
+    server.clone.commit("the fence runs a real test")
+    assert server.push("main").returncode == 0
+    server.install("pre-receive", "--run-test")
+    server.agent_commit("src/pricing.py", "def discount(p):\n    return p * 0.5\n")
+    wrong = server.push("agent-fix")
+    assert wrong.returncode != 0
+    assert "remote: FAIL [test-failed] -: " in wrong.stderr
+    fix = server.agent_commit("src/pricing.py", "def discount(p):\n    return p * 0.9\n")
+    right = server.push("agent-fix")
+    assert right.returncode == 0, right.stderr
+    assert "remote: test: passed (" in right.stderr and "remote: RESULT: PASS" in right.stderr
+    assert "ran in a temporary checkout of the pushed commit" in right.stderr
+    assert server.server_ref("refs/heads/agent-fix") == fix
+    assert not (server.bare / "worktrees").exists()  # no git worktree was registered in the repository

@@ -36,6 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--manifest-sha256", metavar="HEX", help="refuse unless the manifest has this sha256")
     p.add_argument("--deny-delete", action="store_true", help="reject the deletion of an agent ref")
     add_job_branch(p)
+    p.add_argument("--run-test", action="store_true",
+                   help="run the required test in a temporary checkout of each pushed agent commit; this runs "
+                   "the agent's code on the server, so only where that is sandboxed (default: skipped, said so)")
     add_log_db(p, writes=True)
     # The decision log's repository is opened as the scoring one is; its rows say gate server.
     p.set_defaults(receiving=True, gate="server")
@@ -46,7 +49,7 @@ def policy(args: argparse.Namespace) -> Policy:
 
     return Policy(repo=args.repo, agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS), base=args.base,
                   manifest=args.manifest, manifest_sha256=args.manifest_sha256, deny_delete=args.deny_delete,
-                  job_branch=args.job_branch)
+                  job_branch=args.job_branch, run_test=args.run_test)
 
 
 def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context) -> int:

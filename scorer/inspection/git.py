@@ -283,6 +283,14 @@ class Repository:
         out = self.run("for-each-ref", "--format=%(refname)", *patterns)
         return [r for r in out.decode("utf-8", "replace").splitlines() if r]
 
+    def check_out_into(self, commit: str, tree: str, index_file: str) -> None:
+        """Write `commit`'s files into the empty directory `tree` through a temporary index file: no
+        ref, no worktree entry and no index of the repository's own changes (inside pre-receive git
+        forbids ref updates, git-receive-pack(1) "QUARANTINE ENVIRONMENT", so `git worktree add` is out)."""
+        env = {**self._env, "GIT_INDEX_FILE": index_file, "GIT_WORK_TREE": tree}
+        self.finish(self.start("read-tree", f"{commit}^{{tree}}", env=env))
+        self.finish(self.start("checkout-index", "--all", "--force", env=env))
+
     def hooks_dir(self) -> str:
         """Where git looks for this repository's hooks (core.hooksPath, or hooks/ in the git dir)."""
         return self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip()

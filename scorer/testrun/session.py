@@ -35,3 +35,22 @@ def run_required(
                                     "found through PATH: if git does not track it, the job can rewrite it unseen "
                                     "(CI, on a clean checkout, is the backstop)"))
     return test
+
+
+def run_in_checkout(
+    repo: Repository, manifest: Manifest, environ: Mapping[str, str], commit: str,
+    progress: Callable[[float], None] | None = None,
+) -> TestOutcome:
+    """Run `required_test` in a temporary checkout of `commit` (a server's bare repository has no
+    working tree); the checkout is removed afterwards, whatever the test left in it."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="score-diff-test-") as scratch:
+        tree = os.path.join(scratch, "tree")
+        os.mkdir(tree)
+        repo.check_out_into(commit, tree, os.path.join(scratch, "index"))
+        env = test_environment(environ, manifest.test_env)
+        test = run_test(manifest.required_test, tree, manifest.test_timeout_s, env, progress=progress)
+    return test._replace(notes=(*test.notes, "the required test ran in a temporary checkout of the pushed commit "
+                                "on the git server (--run-test)"))
