@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import GitRepo
 
 from scorer.main import parser
 
@@ -98,7 +99,9 @@ def _steps_using(steps: list[dict], prefix: str) -> list[dict]:
 def test_action_installs_itself_and_uploads_sarif_always():
     steps = load(ACTION)["runs"]["steps"]
     assert _steps_using(steps, "actions/setup-python@")
-    assert any("${{ github.action_path }}" in s.get("run", "") for s in steps)
+    # The action's own checkout, through the environment, never pasted into the script.
+    (install,) = [s for s in steps if s.get("env", {}).get("SD_ACTION_PATH") == "${{ github.action_path }}"]
+    assert '-I -m pip install "$SD_ACTION_PATH"' in install["run"]
     (upload,) = _steps_using(steps, "github/codeql-action/upload-sarif@v3")
     assert upload["if"].startswith("always()")
     (script,) = invocations(ACTION)
@@ -117,25 +120,33 @@ def test_github_workflow_scores_agent_pull_requests():
     on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
     assert "pull_request" in on
     assert workflow["permissions"] == {"contents": "read", "security-events": "write"}
-    (job,) = workflow["jobs"].values()
-    assert job["if"] == "startsWith(github.head_ref, 'agent-')"
-    (checkout,) = _steps_using(job["steps"], "actions/checkout@")
-    assert checkout["with"]["fetch-depth"] == 0
-    assert checkout["with"]["persist-credentials"] is False
-    (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
-    assert set(step["with"]) <= set(load(ACTION)["inputs"])
+    gate, test = workflow["jobs"]["gate"], workflow["jobs"]["test"]
+    assert gate["if"] == "startsWith(github.head_ref, 'agent-')"
+    assert test["needs"] == "gate"
+    for job in (gate, test):
+        (checkout,) = _steps_using(job["steps"], "actions/checkout@")
+        assert checkout["with"]["fetch-depth"] == 0
+        assert checkout["with"]["persist-credentials"] is False
+        assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
+        (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
+        assert set(step["with"]) <= set(load(ACTION)["inputs"])
     assert invocations(GITHUB_WORKFLOW) == []  # only through the action
 
 
 def test_gitlab_job_scores_agent_merge_requests():
-    (job,) = load(GITLAB_CI).values()
-    assert str(job["variables"]["GIT_DEPTH"]) == "0"
+    jobs = load(GITLAB_CI)
+    job, test = jobs["score-diff-gate"], jobs["score-diff-test"]
+    assert test["needs"] == ["score-diff-gate"]
+    for each in (job, test):
+        assert str(each["variables"]["GIT_DEPTH"]) == "0"
+        assert each["artifacts"]["when"] == "always"
+        assert any("=~ /^agent-/" in rule["if"] for rule in each["rules"])
     assert job["artifacts"]["reports"]["junit"] == "score-diff-junit.xml"
-    assert job["artifacts"]["when"] == "always"
-    assert any("=~ /^agent-/" in rule["if"] for rule in job["rules"])
-    (script,) = invocations(GITLAB_CI)
-    assert '--base "$CI_MERGE_REQUEST_DIFF_BASE_SHA"' in script
-    assert "--format junit --output score-diff-junit.xml" in script
+    gate_script, test_script = invocations(GITLAB_CI)
+    for script in (gate_script, test_script):
+        assert '--base "$CI_MERGE_REQUEST_DIFF_BASE_SHA" --head "$CI_COMMIT_SHA"' in script
+    assert "--format junit --output score-diff-junit.xml" in gate_script and "--skip-test" in gate_script
+    assert not any("requirements" in line for line in job["before_script"])  # no merge-request code first
 
 
 def _run_score_step(tmp_path: Path, **inputs: str) -> tuple[int, list[str], str]:
@@ -159,14 +170,21 @@ def _run_score_step(tmp_path: Path, **inputs: str) -> tuple[int, list[str], str]
     return proc.returncode, argv, (tmp_path / "output").read_text(encoding="utf-8")
 
 
+def checkout(tmp_path: Path) -> str:
+    """tmp_path as a checkout with one commit; its id."""
+    repo = GitRepo(tmp_path, tmp_path / ".scratch")
+    return repo.commit("head")
+
+
 def test_action_script_builds_the_command_line(tmp_path):
+    head = checkout(tmp_path)
     rc, argv, outputs = _run_score_step(
-        tmp_path, formats="junit  json", shadow="true", manifest="ci/my manifest.json", head="topic"
+        tmp_path, formats="junit  json", shadow="true", manifest="ci/my manifest.json", head=head
     )
     assert (rc, outputs) == (1, "exit-code=1\n")
     out = "score-diff-reports"
     assert argv == [
-        "--base", "b" * 40, "--manifest", "ci/my manifest.json", "--head", "topic", "--shadow",
+        "--base", "b" * 40, "--manifest", "ci/my manifest.json", "--head", head, "--shadow",
         "--format", "github", "--format", "sarif", "--output", f"{out}/score-diff.sarif",
         "--format", "junit", "--output", f"{out}/score-diff.junit.xml",
         "--format", "json", "--output", f"{out}/score-diff.json",
@@ -176,5 +194,5 @@ def test_action_script_builds_the_command_line(tmp_path):
 
 
 def test_action_script_refuses_to_run_without_a_base(tmp_path):
-    rc, argv, outputs = _run_score_step(tmp_path, base="")
+    rc, argv, outputs = _run_score_step(tmp_path, base="", head=checkout(tmp_path))
     assert (rc, argv, outputs) == (2, [], "exit-code=2\n")

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import GitRepo, run_cli
+from test_ci_files import _run_score_step, checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,3 +78,49 @@ def test_with_only_a_manifest_the_unchecked_head_is_named(branch, tmp_path):
     code, text = _verify(branch, report, "--manifest", str(branch.manifest_path))
     assert code == 0, text
     assert "not checked: base" in text and "not checked: head" in text
+
+
+# --- the action scores the pull request's head commit by id, and only when it is checked out ---
+
+
+def _action_steps() -> list[dict]:
+    return yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["runs"]["steps"]
+
+
+def test_the_action_defaults_to_the_pull_requests_head_commit():
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
+    assert inputs["head"]["default"] == "${{ github.event.pull_request.head.sha }}"
+
+
+def test_the_action_refuses_a_checkout_that_is_not_the_head(tmp_path):
+    """Code run before the gate (a build backend in requirements.txt) checks out the benign parent."""
+    repo = GitRepo(tmp_path, tmp_path / ".scratch")
+    head = repo.commit("the pull request's head")
+    repo.commit("something else now checked out")
+    rc, argv, outputs = _run_score_step(tmp_path, head=head)
+    assert (rc, argv, outputs) == (2, [], "exit-code=2\n")
+
+
+@pytest.mark.parametrize("head", ["", "HEAD", "agent-x", "refs/heads/agent-x", "abc123"])
+def test_the_action_refuses_a_head_that_is_not_a_full_commit_id(tmp_path, head):
+    checkout(tmp_path)
+    rc, argv, outputs = _run_score_step(tmp_path, head=head)
+    assert (rc, argv, outputs) == (2, [], "exit-code=2\n")
+
+
+def test_the_action_installs_score_diff_without_importing_from_the_workspace():
+    (install,) = [s for s in _action_steps() if "SD_ACTION_PATH" in s.get("env", {})]
+    lines = [line.strip() for line in install["run"].splitlines() if line.strip()]
+    assert lines[0] == 'cd "$RUNNER_TEMP"'  # `python -m venv` would import ./venv/ from the checkout
+    assert all(" -I -m " in line for line in lines[1:] if "python" in line.lower())
+
+
+def test_the_example_runs_no_code_from_the_pull_request_before_the_gate():
+    workflow = yaml.safe_load((ROOT / "examples/github-workflow.yml").read_text(encoding="utf-8"))
+    gate = workflow["jobs"]["gate"]["steps"]
+    used = [str(s.get("uses", "run")).split("@")[0] for s in gate]
+    assert used[:2] == ["actions/checkout", "score-diff/score-diff"], used
+    assert not any("run" in s for s in gate)  # no shell step at all: nothing from the branch runs
+    assert gate[1]["with"]["skip-test"] == "true"
+    test_steps = workflow["jobs"]["test"]["steps"]
+    assert any("requirements.txt" in s.get("run", "") for s in test_steps)
