@@ -169,6 +169,8 @@ class Scored(NamedTuple):
     rel: str | None
     ins: Inspection
     content: list[Violation]
+    committed: str | None = None  # the commit the manifest was read from; None: from disk
+    notes: tuple[str, ...] = ()  # warnings about where the manifest came from
 
 
 def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
@@ -185,14 +187,16 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
     """Read the manifest and ask git what changed; content checks run while git streams."""
-    from .manifest.locate import read_manifest
+    from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
 
     base_sha = repo.resolve(opts.base) if opts.base is not None else None
     path, rel, job_name = _manifest_for(repo, opts, environ, base_sha)
+    by_env = job_name is None and from_environment(opts.manifest, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
     if base_sha is not None:
-        manifest = _job_checked(read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ), job_name)
+        fence = read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ, chosen_by_env=by_env)
+        manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
         ins = changes.inspect_range(repo, base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
                                     watch=partial(_check_content, job, content, seen))
@@ -202,12 +206,20 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         if opts.head is not None:
             raise GitError("--head needs --base")
         pending = changes.start_worktree(repo)  # git runs while the manifest is validated
-        manifest = _job_checked(read_manifest(repo, path, rel, None, opts.manifest_sha256, environ), job_name)
+        head = repo.head()
+        # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
+        # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's.
+        fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=head,
+                              chosen_by_env=by_env)
+        manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
         ins = pending(partial(_check_content, job, content, seen))
+        if ins.head != head:
+            raise GitError("HEAD moved while the change was being scored; score again")
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
-    return Scored(manifest, job, path, rel, ins, content)
+    notes = ([f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else [])
+    return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
 
 
 def _manifest_for(
@@ -261,8 +273,10 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     from .checks.required_test import check_test
     from .checks.source import check_new_content, merge_token_hits
 
-    manifest, job, path, rel, ins, content = scored
-    ins, content, notes = _drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" else (ins, content, [])
+    manifest, job, path, rel, ins, content, committed, fence_notes = scored
+    ins, content, notes = (_drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" and committed is None
+                           else (ins, content, []))
+    notes = [*fence_notes, *notes]
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     scored_rev = ins.head if ins.mode == "range" else None
     found += merge_token_hits(content, check_new_content(ins, job, partial(repo.read_files, scored_rev)))

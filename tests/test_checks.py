@@ -432,10 +432,21 @@ def test_untracked_manifest_is_not_part_of_the_change(repo: GitRepo) -> None:
     assert passed(out), out.text
 
 
-def test_deleted_manifest_cannot_score(repo: GitRepo) -> None:
+def test_deleted_manifest_is_scored_by_the_one_at_head(repo: GitRepo) -> None:
+    """Deleting the committed manifest is editing it: the fence at HEAD still judges the change."""
     manifest = _fenced(repo)
     repo.remove("job_manifest.json")
+    repo.write("other/b.py", "changed\n")
     out = repo.score(manifest=manifest)
+    assert out.exit_code == 1 and out.last_line == "RESULT: FAIL"
+    assert {"manifest-changed", "unlisted-path"} <= out.codes
+    assert out.paths("unlisted-path") == {"other/b.py", "job_manifest.json"}
+
+
+def test_manifest_missing_everywhere_cannot_score(repo: GitRepo) -> None:
+    repo.write("allowed/a.py", "a\n")
+    repo.commit("base without a manifest")
+    out = repo.score(manifest=repo.root / "job_manifest.json")
     assert out.exit_code == 2
     assert out.last_line == "RESULT: FAIL (could not score: manifest-invalid)"
 

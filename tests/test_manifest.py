@@ -293,7 +293,10 @@ def test_default_manifest_is_job_manifest_json_at_the_root(committed: GitRepo, m
     code, text = run_cli(["--repo", str(committed.root), "--skip-test"])
     assert code == 2
     assert text.splitlines()[-1] == "RESULT: FAIL (could not score: manifest-invalid)"
-    monkeypatch.setenv("SCORE_DIFF_MANIFEST", str(committed.manifest_path))
+    # $SCORE_DIFF_MANIFEST may name a manifest committed in the repository (docs/manifest.md)
+    committed.write_manifest(committed.root / "jobs/fix.json", allowed_paths=["allowed/**", "jobs/**"])
+    committed.commit("the job's manifest", "jobs/fix.json")
+    monkeypatch.setenv("SCORE_DIFF_MANIFEST", str(committed.root / "jobs/fix.json"))
     code, text = run_cli(["--repo", str(committed.root), "--skip-test"])
     assert (code, text.splitlines()[-1]) == (0, "RESULT: PASS (with test skipped)")
 

@@ -436,6 +436,30 @@ class Repository:
                 found.setdefault(os.fsdecode(token), commit)
         return found
 
+    def tree_entries(self, rev: str, paths: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """(mode, type, object id) at `rev` of each of `paths` that is there, as git's tree lists it."""
+        out = self.run("ls-tree", "-z", "--full-tree", rev, "--", *paths, literal=True)
+        found = {}
+        for rec in out.split(b"\0"):
+            meta, tab, name = rec.partition(b"\t")
+            if tab and len(fields := meta.decode("ascii", "replace").split()) == 3:
+                found[os.fsdecode(name)] = (fields[0], fields[1], fields[2])
+        return found
+
+    def blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """The bytes of several blobs, from one `cat-file --batch`."""
+        out = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in shas).encode())
+        found, pos = {}, 0
+        while pos < len(out):
+            end = out.index(b"\n", pos)
+            fields = out[pos:end].split()
+            if len(fields) != 3 or fields[1] != b"blob":
+                raise GitError(f"git cat-file: not a blob: {out[pos:end][:80]!r}")
+            size = int(fields[2])
+            found[fields[0].decode()] = out[end + 1 : end + 1 + size]
+            pos = end + 1 + size + 1
+        return found
+
     def display_diff(self, base: str, head: str) -> str:
         """`git diff --stat` and the patch, for a person to read after a PASS."""
         plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")

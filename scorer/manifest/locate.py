@@ -1,4 +1,10 @@
-"""Where the manifest is and which bytes of it count: on disk, or at the base commit."""
+"""Where the manifest is and which bytes of it count: committed (at the base, or at HEAD), or on disk.
+
+The fence is the committed fence: a manifest inside the repository is read from the base
+commit in --base mode and from HEAD in worktree mode whenever it is tracked there, so a
+job that edits it is judged by the version it edited (and fails manifest-changed). The
+environment the job's own session sets may only name such a committed manifest.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import posixpath
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ManifestError
 from .pin import PIN_SUFFIX, expected_digest, verify_pin
@@ -17,12 +23,13 @@ if TYPE_CHECKING:
     from .load import Manifest
 
 DEFAULT_MANIFEST = "job_manifest.json"
+ENV_MANIFEST = "SCORE_DIFF_MANIFEST"
 
 
 def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], root: Callable[[], str]) -> Path:
     """--manifest, then $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root,
     as named (not through symlinks): its pin is the `.sha256` file beside that name."""
-    chosen = manifest or environ.get("SCORE_DIFF_MANIFEST")
+    chosen = manifest or environ.get(ENV_MANIFEST)
     return Path(os.path.abspath(Path(cwd, chosen) if chosen else Path(root(), DEFAULT_MANIFEST)))
 
 
@@ -57,34 +64,76 @@ def _repo_relative(path: Path, root: str) -> str | None:
     return None
 
 
+class Fence(NamedTuple):
+    """The validated manifest, and the commit its bytes came from (None: read from disk)."""
+
+    manifest: Manifest
+    commit: str | None
+
+
+def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
+    """True when $SCORE_DIFF_MANIFEST, not --manifest or the default, names the manifest."""
+    return not manifest and bool(environ.get(ENV_MANIFEST))
+
+
 def read_manifest(
     repo: Repository, path: Path, rel: str | None, base: str | None, manifest_sha256: str | None,
-    environ: Mapping[str, str],
-) -> Manifest:
-    """From disk, except in --base mode for a manifest inside the repository: then from base.
+    environ: Mapping[str, str], head: str | None = None, chosen_by_env: bool = False,
+) -> Fence:
+    """At `base` (--base mode) or at `head` (worktree mode) for a manifest inside the repository
+    that is committed there; from disk otherwise. The pin comes from the same place.
 
     A pinned digest is checked against the raw bytes before anything is parsed.
     """
     from .load import parse_manifest  # jsonschema and pathspec: imported while git already runs
 
-    if base is not None and rel is not None:
-        raw = repo.read_file(base, rel)
-        if raw is None:
-            raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
-                                "branch first (a job must not bring its own fence)")
-        source = f"{rel} at base {base[:12]}"
-        pin_file = partial(repo.read_file, base, rel + PIN_SUFFIX)
+    if chosen_by_env and rel is None:
+        raise ManifestError(f"${ENV_MANIFEST} names {path}, outside the repository: the environment (which the "
+                            "job's own session sets) may only name a manifest committed in the repository; pass "
+                            "--manifest to score against another file")
+    commit = base if base is not None else head
+    committed = _committed(repo, commit, rel) if commit is not None and rel is not None else None
+    if committed is None and (base is not None and rel is not None):
+        raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
+                            "branch first (a job must not bring its own fence)")
+    if committed is None and chosen_by_env:
+        raise ManifestError(f"${ENV_MANIFEST} names {rel}, which is not committed at HEAD: the environment may "
+                            "only name a manifest committed in the repository; commit it, or pass --manifest")
+    if committed is not None and commit is not None:
+        raw, pin = committed
+        source = f"{rel} at {'base' if base is not None else 'HEAD'} {commit[:12]}"
+        pin_file: Callable[[], bytes | None] = lambda: pin  # noqa: E731
     else:
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
-                                f"(pass --manifest or set SCORE_DIFF_MANIFEST)") from exc
+                                f"(pass --manifest or set {ENV_MANIFEST})") from exc
         source = str(path)
         pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
     expected = expected_digest(manifest_sha256, environ, pin_file, path.name + PIN_SUFFIX)
     verify_pin(raw, expected, source)
-    return parse_manifest(raw, source)
+    return Fence(parse_manifest(raw, source), commit if committed is not None else None)
+
+
+def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | None] | None:
+    """The manifest's bytes and its pin's bytes (None if absent) at `commit`; None if the
+    manifest is not there. A symlink or a directory there is refused, never followed."""
+    entries = repo.tree_entries(commit, [rel, rel + PIN_SUFFIX])
+    wanted = {}
+    for name in (rel, rel + PIN_SUFFIX):
+        if name not in entries:
+            continue
+        mode, kind, sha = entries[name]
+        if kind != "blob" or mode == "120000":
+            raise ManifestError(f"{name} at {commit[:12]} is {'a symlink' if kind == 'blob' else 'a ' + kind}, not "
+                                "a file: a committed manifest or pin must be the file itself")
+        wanted[name] = sha
+    if rel not in wanted:
+        return None
+    blobs = repo.blobs(sorted(set(wanted.values())))
+    pin_sha = wanted.get(rel + PIN_SUFFIX)
+    return blobs[wanted[rel]], blobs[pin_sha] if pin_sha is not None else None
 
 
 def _read_optional(path: Path) -> bytes | None:

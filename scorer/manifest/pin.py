@@ -25,15 +25,22 @@ def parse_pin(text: str, source: str) -> str:
 def expected_digest(
     flag: str | None, environ: Mapping[str, str], pin_file: Callable[[], bytes | None], pin_name: str
 ) -> str | None:
-    """--manifest-sha256, then $SCORE_DIFF_MANIFEST_SHA256, then the .sha256 file beside the manifest."""
+    """The digest every pin present agrees on: --manifest-sha256, $SCORE_DIFF_MANIFEST_SHA256 and the
+    .sha256 file beside the manifest. None overrides another: an environment the job sets must not
+    replace a committed pin with one that matches a looser manifest."""
+    pins = []
     if flag:
-        return parse_pin(flag, "--manifest-sha256")
+        pins.append(("--manifest-sha256", parse_pin(flag, "--manifest-sha256")))
     if environ.get("SCORE_DIFF_MANIFEST_SHA256"):
-        return parse_pin(environ["SCORE_DIFF_MANIFEST_SHA256"], "SCORE_DIFF_MANIFEST_SHA256")
+        pins.append(("$SCORE_DIFF_MANIFEST_SHA256",
+                     parse_pin(environ["SCORE_DIFF_MANIFEST_SHA256"], "SCORE_DIFF_MANIFEST_SHA256")))
     raw = pin_file()
-    if raw is None:
-        return None
-    return parse_pin(raw.decode("utf-8", "replace"), pin_name)
+    if raw is not None:
+        pins.append((pin_name, parse_pin(raw.decode("utf-8", "replace"), pin_name)))
+    if len({digest for _, digest in pins}) > 1:
+        said = ", ".join(f"{name} says {digest}" for name, digest in pins)
+        raise ManifestHashMismatch(f"the manifest's pins disagree ({said}): every pin given must match")
+    return pins[0][1] if pins else None
 
 
 def verify_pin(raw: bytes, expected: str | None, source: str) -> None:
