@@ -172,3 +172,23 @@ def test_the_pre_commit_config_init_writes_runs_in_the_real_framework(repo: GitR
     blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
     assert blocked.returncode != 0
     assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
+
+
+def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--job", "fix", "--per-job"])
+    assert code == 0 and "wrote .score-diff/jobs/fix.json" in out
+    assert "score-diff pin --manifest .score-diff/jobs/fix.json" in out
+    assert not (repo.root / "job_manifest.json").exists()
+    manifest = json.loads((repo.root / ".score-diff/jobs/fix.json").read_text(encoding="utf-8"))
+    assert manifest["job_id"] == "fix" and ".score-diff/jobs/fix.json.sha256" in manifest["forbidden_globs"]
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    repo.write(WORKFLOW, "on: push\njobs: {}\n")
+    repo.git("add", WORKFLOW)
+    blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
+    assert blocked.returncode != 0
+    assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
+    assert "job: fix " in blocked.stdout + blocked.stderr
+    code, out = run_cli(["init", "--repo", str(repo.root), "--per-job"])
+    assert code == 2 and out.endswith("RESULT: FAIL (could not score: usage)\n")

@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from ..errors import UsageError
 from . import Context, install_hook
 from .shared import add_repo, repository
 
@@ -25,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    f"{PRE_COMMIT_CONFIG} for the pre-commit framework; none: the manifest only")
     p.add_argument("--branches", action="append", metavar="GLOB",
                    help="the hooks score branches matching GLOB (repeatable; default agent-*)")
+    p.add_argument("--per-job", action="store_true",
+                   help="write the manifest as .score-diff/jobs/JOB.json, one file per job side by side (needs "
+                   "--job); the hooks then find it from the branch agent-JOB")
     p.add_argument("--force", action="store_true", help="overwrite files that exist and differ")
 
 
@@ -34,29 +38,32 @@ def _python(root: str) -> str:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..manifest.jobs import manifest_rel
     from ..manifest.load import parse_manifest
     from ..manifest.locate import DEFAULT_MANIFEST
     from ..setup.detect import starter_manifest
     from ..setup.hooks import describe, pre_commit_config, write_file
 
+    if args.per_job and not args.job:
+        raise UsageError("--per-job needs --job JOB: the file is .score-diff/jobs/JOB.json")
     repo = repository(args, ctx)
     root = repo.work_tree
     job = args.job or f"{os.path.basename(root)}-job"
-    created = [DEFAULT_MANIFEST + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
+    target = manifest_rel(job) if args.per_job else DEFAULT_MANIFEST
+    created = [target + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
     files = sorted({*repo.file_names(), *created})
-    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, DEFAULT_MANIFEST,
-                                          _python(root))
+    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, target, _python(root))
     text = json.dumps(manifest, indent=2) + "\n"
     parse_manifest(text.encode(), "the starter manifest")  # what init writes always validates
     # A manifest or config already there is the user's (edited, as step 1 says): kept, not an error.
-    ctx.stdout.write(describe(write_file(Path(root, DEFAULT_MANIFEST), text, args.force), DEFAULT_MANIFEST) + "\n")
+    ctx.stdout.write(describe(write_file(Path(root, target), text, args.force), target) + "\n")
     installed = True
     if args.hooks == "pre-commit":
         w = write_file(Path(root, PRE_COMMIT_CONFIG), pre_commit_config(args.branches or ["agent-*"]), args.force)
         ctx.stdout.write(describe(w, PRE_COMMIT_CONFIG) + "\n")
     elif args.hooks == "git":
         installed = install_hook.install(args, ctx)  # a hook of someone else's kept: the gate is not on
-    ctx.stdout.write(_next_steps(args, manifest, commands, repo.branch()))
+    ctx.stdout.write(_next_steps(args, target, manifest, commands, repo.branch()))
     return 0 if installed else 1
 
 
@@ -67,8 +74,8 @@ def _read(root: str, rel: str) -> bytes | None:
         return None
 
 
-def _next_steps(args: argparse.Namespace, manifest: dict[str, object], commands: list[tuple[str, ...]],
-                branch: str | None) -> str:
+def _next_steps(args: argparse.Namespace, target: str, manifest: dict[str, object],
+                commands: list[tuple[str, ...]], branch: str | None) -> str:
     import shlex
 
     base = branch or "main"
@@ -77,14 +84,15 @@ def _next_steps(args: argparse.Namespace, manifest: dict[str, object], commands:
     hooks = {"git": "the hooks are installed in this clone (score-diff install-hook in every other clone)",
              "pre-commit": f"run `pre-commit install` (it reads default_install_hook_types from {PRE_COMMIT_CONFIG})",
              "none": "no hooks written (score-diff install-hook, or score-diff init --hooks pre-commit)"}
-    commit = " ".join(["job_manifest.json", "job_manifest.json.sha256",
-                       *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])])
+    commit = " ".join([target, f"{target}.sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])])
+    pin = f"score-diff pin --manifest {target}" if args.per_job else "score-diff pin"
+    branch_for = f"agent-{manifest['job_id']}" if args.per_job else "agent-<job>"
     return f"""next steps:
-  1. edit job_manifest.json: allowed_paths to the files this job may change; required_test is `{test}`{found}
-  2. pin it: score-diff pin   (writes job_manifest.json.sha256; a changed manifest then fails to score)
+  1. edit {target}: allowed_paths to the files this job may change; required_test is `{test}`{found}
+  2. pin it: {pin}   (writes {target}.sha256; a changed manifest then fails to score)
   3. commit the fence on the base branch before the agent starts:
      git switch {base} && git add {commit} && git commit -m "score-diff: job fence"
   4. hooks: {hooks[args.hooks]}
-  5. start the agent on a branch named agent-<job> (git switch -c agent-{manifest["job_id"]});
+  5. start the agent on a branch named {branch_for} (git switch -c agent-{manifest["job_id"]});
      CI: score-diff --base {base}; a git server: score-diff pre-receive (docs/teams.md)
 """

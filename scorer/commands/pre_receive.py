@@ -59,13 +59,13 @@ def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context
     chosen = policy(args)
     decisions = [decide(u, chosen, ctx.environ, ctx.cwd) for u in updates]
     for d in decisions:
-        _tell(d, ctx)
+        _tell(d, chosen.base, ctx)
         if d.result is not None:
             log_decision(d.result, args, ctx)
     return exit_code(decisions)
 
 
-def _tell(d: RefDecision, ctx: Context) -> None:
+def _tell(d: RefDecision, base: str, ctx: Context) -> None:
     from ..report.escape import one_line
     from ..report.text import render
     from ..server import hints
@@ -76,7 +76,8 @@ def _tell(d: RefDecision, ctx: Context) -> None:
         if d.exit_code or d.note != "not an agent ref; not scored":
             ctx.stderr.write(f"score-diff: {ref}: {verdict}: {d.note}\n")
         return
-    ctx.stderr.write(f"score-diff: {ref}: commits from the merge-base with the base branch\n")
+    since = f" (merge-base {d.result.base[:12]})" if d.result.base else ""
+    ctx.stderr.write(f"score-diff: {ref}: the commits it adds to {one_line(base)}{since}\n")
     ctx.stderr.write(render(d.result))
     if d.exit_code:
         for line in hints(d.result):
