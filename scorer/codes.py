@@ -61,6 +61,10 @@ CODES: dict[str, Code] = {
         "The required test changed HEAD, the index or the working tree it was scored on.",
     ),
     "test-timeout": Code("Required test timed out", "The required test ran past test_timeout_s and was killed."),
+    "test-weakened": Code(
+        "Protected test weakened",
+        "A protected test lost an assertion or a test case, gained a skip, or was deleted or renamed.",
+    ),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
     "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),
 }

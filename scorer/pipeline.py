@@ -283,6 +283,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     read_scored = partial(repo.read_file, scored_rev)
     messages = _messages(repo, ins, opts)
     found += check_message_secrets(messages, job)
+    found += _protected(repo, ins, job)
     blast_found, accepted = check_blast_radius(
         ins, manifest, messages, read_scored, rel, opts.defer_justifications
     )
@@ -302,6 +303,16 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
         justifications=tuple(accepted), warnings=(*manifest.warnings, *notes, *test.notes), shadow=shadow,
         version=__version__, description=manifest.description,
     ))
+
+
+def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
+    """Protected tests, compared with the base: HEAD in worktree mode, the merge-base in --base mode."""
+    from .checks.protected import check_protected_tests
+
+    base_rev = ins.base if ins.mode == "range" else ins.head
+    read_base = partial(repo.read_files, base_rev) if base_rev else None
+    read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
+    return check_protected_tests(ins, job, read_base, read_new)
 
 
 def _with_hints(

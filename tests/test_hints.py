@@ -56,6 +56,7 @@ MESSAGES = {
     "test-timeout": ("pytest -q: ran past 60 s", None, None),
     "test-side-effect": ("the required test created this file (not ignored): the tree it left is not the one "
                          "that was scored", "build/out.txt", None),
+    "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),
     "git-error": ("'main' is not a commit in this repository", None, None),
     "internal-error": ("unexpected KeyError: 'x'", None, None),
 }
@@ -239,9 +240,10 @@ def test_env_file_is_not_told_to_be_listed(committed: GitRepo):
     committed.write(".env", "TOKEN=1\n")
     out = committed.score()
     assert out.codes == {"forbidden-path", "sensitive-path"}
-    for v in out.report["violations"]:
-        assert "name it exactly" not in v["message"]
-        assert v["hint"].startswith("undo your change to .env (untracked): run `rm -f -- .env`")
+    forbidden, sensitive = out.report["violations"]
+    assert "name it exactly" not in forbidden["message"] + sensitive["message"]
+    assert forbidden["hint"].startswith("undo your change to .env (untracked): run `rm -f -- .env`")
+    assert sensitive["hint"] == "undoing your change to .env (the hint for its forbidden-path) removes this too"
     assert "  -> do: undo your change to .env (untracked): run `rm -f -- .env`; this job may never change it; " \
            "this job may change only: allowed/**" in out.text
 

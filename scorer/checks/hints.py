@@ -46,13 +46,29 @@ def scene_of(
     return Scene(mode, by_path, head, base, introduced or {}, manifest, manifest_rel)
 
 
+# Codes whose hint undoes the whole change to a path; a finding inside that change goes with it.
+_UNDOES_PATH = frozenset({"forbidden-path", "unlisted-path", "manifest-changed"})
+_INSIDE_PATH = frozenset({"forbidden-token", "secret", "risky-shell", "hunk-too-large", "file-too-large",
+                          "binary-file", "symlink", "unreadable-encoding", "sensitive-path", "bad-justification"})
+
+
 def annotate(violations: Sequence[Violation], scene: Scene) -> list[Violation]:
-    """Every violation with its hint and fix filled in (a hint a check already wrote is kept)."""
+    """Every violation with its hint and fix filled in (a hint a check already wrote is kept).
+    A finding inside a path whose whole change is to be undone says so, rather than asking for
+    an edit the undo throws away."""
+    undone = {v.path for v in violations if v.code in _UNDOES_PATH and v.path}
     out = []
     for v in violations:
         hint, fix = hint_for(v, scene)
+        if v.code in _INSIDE_PATH and v.path in undone and scene.mode != TOOL_CALL:
+            first = _first_code(violations, v.path or "")
+            hint = f"undoing your change to {v.path} (the hint for its {first}) removes this too"
         out.append(v._replace(hint=v.hint or hint, fix=v.fix or fix))
     return out
+
+
+def _first_code(violations: Sequence[Violation], path: str) -> str:
+    return next(v.code for v in violations if v.path == path and v.code in _UNDOES_PATH)
 
 
 def hint_for(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -357,9 +373,10 @@ def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    again = "" if scene.mode == TOOL_CALL else f"; to put the whole file back, run `{undo_command(path, scene)}`"
-    return (f"put back what was removed or loosened in {path} ({v.message}): tests may be added, never "
-            f"weakened; make the code pass the existing test instead{again}",
+    again = "" if scene.mode == TOOL_CALL else (f"; to put the whole file back, run `{undo_command(path, scene)}`"
+                                                f"{_came_in(path, scene)}")
+    return (f"put back what the test lost in {path} (the message names it): tests may be added, never weakened, "
+            f"so make the code pass the existing test instead{again}",
             "remove the path from protected_tests if the job must rewrite this test")
 
 

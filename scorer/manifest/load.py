@@ -15,7 +15,7 @@ from . import globs
 
 SCHEMA_NAME = "job_manifest.schema.json"
 DEFAULT_TEST_TIMEOUT_S = 600.0
-PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs")
+PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs", "protected_tests")
 
 
 class Manifest(NamedTuple):
@@ -46,6 +46,7 @@ class Manifest(NamedTuple):
     scratch_roots: tuple[str, ...] = ()  # absolute directories outside the repository the guard lets a job write
     guard_allowed_tools: tuple[str, ...] = ()  # tool names the guard allows although it cannot see what they write
     always_run_test: bool = False  # run the required test even when other checks failed
+    protected_tests: tuple[str, ...] = ()  # globs of tests the job may add to but not weaken
     sha256: str = ""
     source: str = ""
     warnings: tuple[str, ...] = ()

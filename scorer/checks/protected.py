@@ -1,0 +1,107 @@
+"""Protected tests: the job may add tests to these paths but not remove or loosen existing ones.
+
+An agent that cannot make a test pass can make the test pass (replace an assertion with `pass`).
+On `protected_tests` paths, and on the required test's own files when allowed_paths lists them,
+each test of the base version must still be there with every assertion it had, reachable and
+not newly skipped. Python is compared by its syntax tree (checks.assertions); other languages
+by line patterns on the removed and added lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from .. import model
+from ..manifest.globs import PathMatcher, normalise_path
+from ..model import ChangedPath, Hunk, Inspection, Violation
+from . import assertions
+from .job import Job
+
+ReadFiles = Callable[[Sequence[str]], Mapping[str, bytes | None]]
+# Lines that hold an assertion or declare a test, in the languages tests are written in.
+_ASSERTION = re.compile(
+    r"\bassert\w*\s*[(!]|\bassert\b|\bexpect\s*\(|\.should\b|\bshould\w*\s*\(|\b(it|test|describe)\s*\("
+    r"|\bt\.(Error|Fatal|Fail)\w*\s*\(|\brequire\.\w+\s*\(|@Test\b|#\[test\]|\bfn test_\w+"
+)
+_SKIP = re.compile(
+    r"\b(it|describe|test|context)\.(skip|todo)\b|\bx(it|describe|test)\s*\(|@(Disabled|Ignore)\b|#\[ignore\]"
+    r"|\bt\.Skip\w*\s*\(|\bpending\s*\(|\bskip\s*\(|\.only\s*\("
+)
+_WORDS = re.compile(r"\s+")
+
+
+def protected_matcher(job: Job) -> Callable[[str], bool]:
+    """`protected_tests`, plus each required-test argument that names a file allowed_paths grants."""
+    m = job.manifest
+    named = {p for p in map(_as_path, m.required_test[1:]) if p and job.allowed(p)}
+    globs = PathMatcher(m.protected_tests) if m.protected_tests else None
+    return lambda path: path in named or any(path.startswith(n.rstrip("/") + "/") for n in named) or bool(
+        globs and globs(path))
+
+
+def _as_path(arg: str) -> str | None:
+    """A required-test argument as a repo-relative path: `tests/test_x.py::case`, `tests/`, or the
+    module `tests.test_x` (unittest); None for options and words that name no file."""
+    if arg.startswith("-") or not arg or " " in arg:
+        return None
+    arg = arg.split("::", 1)[0]
+    if "/" not in arg and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", arg) and not arg.endswith(".py"):
+        arg = arg.replace(".", "/") + ".py"
+    return normalise_path(arg)
+
+
+def check_protected_tests(
+    ins: Inspection, job: Job, read_base: ReadFiles | None, read_new: ReadFiles
+) -> list[Violation]:
+    """test-weakened for each protected test that lost ground; `read_base` None: no base commit."""
+    protected = protected_matcher(job)
+    found: list[Violation] = []
+    touched = [c for c in ins.changed if any(protected(p) for p in c.paths)]
+    if not touched or read_base is None:
+        return found
+    for c in touched:
+        old = c.old_path or c.path
+        if c.status == model.DELETED and protected(c.path):
+            found.append(Violation("test-weakened", "a protected test file was deleted", c.path))
+        elif c.status == model.RENAMED and protected(old):
+            found.append(Violation("test-weakened", f"a protected test file was renamed to {c.path}", old))
+    edited = [c for c in touched if c.status in (model.MODIFIED, model.ADDED, model.TYPECHANGE, model.MODE_CHANGE)
+              and not c.binary]
+    base = read_base([c.path for c in edited])
+    new = read_new([c.path for c in edited])
+    python = [(c.path, base.get(c.path), new.get(c.path)) for c in edited if c.path.endswith(".py")]
+    found += assertions.compare_python(python)
+    for c in edited:
+        if not c.path.endswith(".py"):
+            found += _by_lines(c, base.get(c.path), new.get(c.path))
+    return found
+
+
+def _lines(data: bytes | None) -> list[str]:
+    return data.decode("utf-8", "replace").splitlines() if data else []
+
+
+def _picked(lines: list[str], hunks: Sequence[Hunk], old: bool) -> list[tuple[int, str]]:
+    out = []
+    for h in hunks:
+        start, count = (h.old_start, h.old_lines) if old else (h.new_start, h.new_lines)
+        out += [(n, lines[n - 1]) for n in range(start, start + count) if 0 < n <= len(lines)]
+    return out
+
+
+def _by_lines(c: ChangedPath, base: bytes | None, new: bytes | None) -> list[Violation]:
+    """Other languages: a removed assertion line that is not added back (reformatting and moving
+    keep its words), and an added skip marker."""
+    if base is None:
+        return []
+    removed = _picked(_lines(base), c.hunks, old=True)
+    added = _picked(_lines(new), c.hunks, old=False)
+    kept = {_WORDS.sub("", text) for _, text in added}
+    found = [Violation("test-weakened", f"removed an assertion or test that is not added back (base line {n}: "
+                       f"{text.strip()[:80]!r})", c.path, None)
+             for n, text in removed if _ASSERTION.search(text) and _WORDS.sub("", text) not in kept]
+    was = {_WORDS.sub("", text) for _, text in removed}
+    found += [Violation("test-weakened", f"added a skip marker ({text.strip()[:80]!r})", c.path, n)
+              for n, text in added if _SKIP.search(text) and _WORDS.sub("", text) not in was]
+    return found

@@ -1,0 +1,130 @@
+"""An agent that follows only the hints reaches PASS in one retry from each failure state of the
+pricing walkthrough (scorer.commands.demo): it runs the command a hint names, removes the line a
+hint names, writes the trailers a hint asks for, and reruns score-diff once."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo, Outcome
+
+from scorer.commands.demo import BUGGY, DECOY, FIXED, LEGACY, TEST
+
+EXTRA_TESTS = "".join(f"    def test_more_{n}(self):\n        self.assertEqual(discount(100, 0), 100)\n\n"
+                      for n in range(20))
+
+
+@pytest.fixture
+def walkthrough(repo: GitRepo) -> GitRepo:
+    for path, text in {"src/__init__.py": "", "src/pricing.py": BUGGY, "src/legacy_pricing.py": LEGACY,
+                       "src/billing_rules.py": "RATE = 1\n", "tests/__init__.py": "", "tests/test_pricing.py": TEST,
+                       ".gitignore": "__pycache__/\n"}.items():
+        repo.write(path, text)
+    repo.commit("pricing: buggy discount() and its test")
+    repo.git("checkout", "-q", "-b", "agent-fix-discount")
+    # The example manifest's fence, with a test this interpreter can run.
+    repo.manifest(
+        job_id="fix-discount", description="Fix discount() in src/pricing.py; its test must pass.",
+        allowed_paths=["src/pricing.py", "tests/test_pricing.py", "src/billing_rules.py"],
+        forbidden_globs=["**/.env", "src/legacy_pricing.py"], max_files_changed=2, max_hunk_lines=40,
+        required_test=[sys.executable, "-m", "unittest", "tests.test_pricing", "-q"],
+        forbidden_substrings=["eval(", "exec(", "subprocess", "os.system", "pickle"],
+        sensitive_globs=["src/billing_rules.py"],
+    )
+    return repo
+
+
+def decoy_edit(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED)
+    r.write("src/legacy_pricing.py", DECOY)
+
+
+def forbidden_token(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED + "\n\nCHECK = eval('1')\n")
+
+
+def large_hunk(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED)
+    r.write("tests/test_pricing.py", TEST.replace("\n\nif __name__", "\n" + EXTRA_TESTS + "\nif __name__"))
+
+
+def env_file(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED)
+    r.write(".env", "DISCOUNT_API=on\n")
+
+
+def weakened_test(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED)
+    r.write("tests/test_pricing.py", TEST.replace("self.assertEqual(discount(80, 0), 80)", "pass"))
+
+
+def sensitive_without_trailers(r: GitRepo) -> None:
+    r.write("src/pricing.py", FIXED)
+    r.write("src/billing_rules.py", "RATE = 2\n")
+    r.commit("Fix discount and the billing rate")
+
+
+STATES: dict[str, tuple[Callable[[GitRepo], None], tuple[str, ...], set[str]]] = {
+    "decoy-edit": (decoy_edit, (), {"forbidden-path", "forbidden-token"}),
+    "forbidden-token": (forbidden_token, (), {"forbidden-token"}),
+    "too-large-hunk": (large_hunk, (), {"hunk-too-large"}),
+    "dot-env": (env_file, (), {"forbidden-path", "sensitive-path"}),
+    "weakened-test": (weakened_test, (), {"test-weakened"}),
+    "sensitive-path-without-trailers": (sensitive_without_trailers, ("--base", "main"), {"sensitive-path"}),
+}
+_FILLED = {"<file>:<line>": "src/pricing.py:4", "<why>": "the rate feeds discount()",
+           "<how to undo it>": "git revert HEAD"}
+
+
+def follow(repo: GitRepo, hint: str) -> None:
+    """Do what one hint says, and nothing else."""
+    if m := re.search(r"e\.g\. `(git commit [^`]+)`", hint):  # the trailers, placeholders filled in
+        command = m.group(1)
+        for placeholder, value in _FILLED.items():
+            command = command.replace(placeholder, value)
+        return _sh(repo, command)
+    if m := re.search(r"run `([^`]+)`", hint):
+        return _sh(repo, m.group(1))
+    if m := re.match(r"remove line (\d+) of (\S+) containing", hint):
+        path = repo.root / m.group(2)
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        del lines[int(m.group(1)) - 1]
+        path.write_text("".join(lines), encoding="utf-8")
+        return None
+    assert hint.startswith("undoing your change to"), f"a hint the agent cannot act on: {hint}"
+    return None
+
+
+def _sh(repo: GitRepo, command: str) -> None:
+    proc = subprocess.run(command, shell=True, cwd=repo.root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, (command, proc.stderr)
+
+
+def _line_removals_last(hints: list[str]) -> list[str]:
+    """Several line removals in one file go bottom-up, so each line number stays right."""
+    removals = [h for h in hints if h.startswith("remove line ")]
+    others = [h for h in hints if not h.startswith("remove line ")]
+    return others + sorted(removals, key=lambda h: -int(h.split()[2]))
+
+
+@pytest.mark.parametrize("state", STATES, ids=STATES)
+def test_following_the_hints_reaches_pass_in_one_retry(walkthrough: GitRepo, state: str):
+    make, args, codes = STATES[state]
+    make(walkthrough)
+    first: Outcome = walkthrough.score(*args, skip_test=False)
+    assert (first.exit_code, first.codes) == (1, codes), first.text
+    hints = [v["hint"] for v in first.report["violations"]]
+    assert all(hints), first.text
+    for hint in _line_removals_last(hints):
+        follow(walkthrough, hint)
+    retry = walkthrough.score(*args, skip_test=False)
+    assert (retry.exit_code, retry.last_line) == (0, "RESULT: PASS"), retry.text
+    assert retry.report["test"]["status"] == "passed"
+    assert Path(walkthrough.root, "src/pricing.py").read_text(encoding="utf-8") == FIXED + (
+        "\n\n" if state == "forbidden-token" else "")
