@@ -6,7 +6,6 @@ turns into a FAIL with exit 2 (`could_not_score`).
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -246,14 +245,14 @@ def _manifest_for(
 
 
 def _job_file_exists(repo: Repository, rel: str, base: str | None) -> bool:
-    """At base in --base mode; in the working tree, on disk or at HEAD (a job file deleted on disk
-    is then still the one read, and fails to read, never a fall back to another fence)."""
+    """Committed: at base in --base mode, at HEAD in the working tree. A job file that exists only
+    on disk is one the job's branch brings: it is never the fence (it is flagged manifest-changed,
+    and the single manifest, if any, judges the change)."""
     if base is not None:
         return repo.read_file(base, rel) is not None
     if repo.root is None:  # worktree mode refuses a bare repository once it starts
         return False
-    return os.path.lexists(os.path.join(repo.root, rel)) or (repo.head() is not None and
-                                                             repo.read_file("HEAD", rel) is not None)
+    return repo.head() is not None and repo.read_file("HEAD", rel) is not None
 
 
 def _job_checked(manifest: Manifest, job_name: str | None) -> Manifest:

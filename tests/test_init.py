@@ -174,7 +174,7 @@ def test_the_pre_commit_config_init_writes_runs_in_the_real_framework(repo: GitR
     assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
 
 
-def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds(repo: GitRepo) -> None:
+def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds_once_committed(repo: GitRepo) -> None:
     _project(repo)
     repo.commit("initial")
     code, out = run_cli(["init", "--repo", str(repo.root), "--job", "fix", "--per-job"])
@@ -183,6 +183,7 @@ def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds(repo: GitRepo)
     assert not (repo.root / "job_manifest.json").exists()
     manifest = json.loads((repo.root / ".score-diff/jobs/fix.json").read_text(encoding="utf-8"))
     assert manifest["job_id"] == "fix" and ".score-diff/jobs/fix.json.sha256" in manifest["forbidden_globs"]
+    repo.commit("approve job fix")  # step 3 of the next steps: a job file counts once it is committed
     repo.git("checkout", "-q", "-b", "agent-fix")
     repo.write(WORKFLOW, "on: push\njobs: {}\n")
     repo.git("add", WORKFLOW)

@@ -178,3 +178,37 @@ def test_each_job_is_judged_by_its_own_fence_on_the_server(teams: GitRepo, tmp_p
     pushed_b = teams.git("push", "-q", "origin", "agent-b", check=False)
     assert pushed_b.returncode == 0, pushed_b.stderr
     assert f"bound to: manifest {JOBS}/b.json sha256" in pushed_b.stderr
+
+
+def test_a_job_file_only_on_disk_is_never_the_fence(repo: GitRepo) -> None:
+    """The commit hook: a job file the agent writes (untracked) must not replace the approved single manifest."""
+    repo.write("src/a.py", "a = 1\n")
+    repo.write("src/legacy.py", "old = 1\n")
+    repo.write("job_manifest.json", json.dumps({"job_id": "solo", "allowed_paths": ["src/a.py"],
+                                                "forbidden_globs": ["src/legacy.py"], "required_test": PASSING_TEST}))
+    repo.commit("the approved single fence")
+    repo.git("checkout", "-q", "-b", "agent-x")
+    _job_file(repo, "x", allowed_paths=["**"])
+    repo.write("src/legacy.py", "old = 2\n")
+    out = score(repo)
+    assert out.report["job_id"] == "solo"
+    assert {"manifest-changed", "forbidden-path"} <= out.codes
+    assert out.paths("manifest-changed") == {f"{JOBS}/x.json"}
+
+
+def test_on_the_server_b_s_looser_fence_landing_on_main_never_loosens_a(teams: GitRepo, tmp_path: Path) -> None:
+    bare = tmp_path / "server.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(teams.root), str(bare)], check=True)
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m scorer pre-receive\n", encoding="utf-8")
+    hook.chmod(0o755)
+    teams.git("remote", "add", "origin", str(bare))
+    _on(teams, "agent-a", "src/b.py")
+    teams.commit("a strays into b's file")
+    teams.git("checkout", "-q", "main")
+    _job_file(teams, "b", allowed_paths=["**"])
+    teams.commit("approve job b, loosely")
+    assert teams.git("push", "-q", "origin", "main", check=False).returncode == 0  # main is not scored
+    pushed = teams.git("push", "-q", "origin", "agent-a", check=False)
+    assert pushed.returncode != 0 and "FAIL [unlisted-path] src/b.py" in pushed.stderr
+    assert "job: a " in pushed.stderr
