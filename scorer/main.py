@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "export": "export",
     "review": "review",
     "verify-report": "verify_report",
+    "fence": "fence",
     "guard": "guard",
     "serve": "serve",
     "pre-receive": "pre_receive",

@@ -221,6 +221,16 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
 
 
+def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str]) -> tuple[Manifest, str | None]:
+    """The manifest worktree scoring would judge against, and its repo-relative path (`score-diff fence`)."""
+    from .manifest.locate import from_environment, read_manifest
+
+    path, rel, job_name = _manifest_for(repo, opts, environ, None)
+    by_env = job_name is None and from_environment(opts.manifest, environ)
+    fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=repo.head(), chosen_by_env=by_env)
+    return _job_checked(fence.manifest, job_name), rel
+
+
 def _manifest_for(
     repo: Repository, opts: Options, environ: Mapping[str, str], base: str | None
 ) -> tuple[Path, str | None, str | None]:
@@ -345,8 +355,11 @@ def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Resu
         code, message = "internal-error", "interrupted before a verdict was reached"
     else:
         code, message = "internal-error", f"unexpected {type(exc).__name__}: {exc}"
+    from .checks import hints
+
+    [violation] = hints.annotate([Violation(code, message)], hints.Scene(mode))
     return redacted(Result(
-        verdict=FAIL, exit_code=2, job_id=None, mode=mode, violations=(Violation(code, message),),
+        verdict=FAIL, exit_code=2, job_id=None, mode=mode, violations=(violation,),
         version=__version__, started_at=started_at or now_iso(),
     ))
 

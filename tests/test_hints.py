@@ -7,9 +7,10 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import GitRepo
+from conftest import GitRepo, run_cli
 
 from scorer.checks import hints
 from scorer.codes import CODES
@@ -299,3 +300,73 @@ def test_a_secret_in_a_path_is_masked_in_the_hint_too(committed: GitRepo):
     assert token not in out.text and token not in json.dumps(out.report)
     [v] = [v for v in out.report["violations"] if v["code"] == "unlisted-path"]
     assert v["hint"].startswith("undo your change to other/") and v["fix"]
+
+
+# -- score-diff fence -------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_readme_shows_the_real_fence_of_the_example_manifest():
+    from scorer.manifest.load import load_manifest
+    from scorer.report.fence import fence_facts, render_markdown
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("## Tell the agent its fence", 1)[1].split("````markdown\n", 1)[1].split("\n````\n", 1)[0]
+    assert shown + "\n" == render_markdown(fence_facts(load_manifest(ROOT / "job_manifest.example.json")))
+
+
+def test_fence_prints_the_committed_fence_as_markdown_and_json(committed: GitRepo):
+    manifest = committed.write_manifest(committed.root / "job_manifest.json", description="Fix a.py.",
+                                        allowed_paths=["allowed/a.py", "migrations/0001.sql"],
+                                        forbidden_globs=["**/.env"], max_hunk_lines=10,
+                                        forbidden_substrings=["eval("],
+                                        required_test=["python", "-m", "pytest", "allowed/a.py"])
+    committed.commit("the fence")
+    code, out = run_cli(["fence", "--repo", str(committed.root)])
+    assert code == 0
+    assert out.startswith("# Your job: test-job\nFix a.py.\n\n- **Change only:** `allowed/a.py`, "
+                          "`migrations/0001.sql`\n")
+    assert "`Blast-Radius: migrations/0001.sql`" in out and "at most 10 added+removed lines per hunk" in out
+    assert "- **Tests you may add to, never weaken:** `allowed/a.py`" in out
+    code, out = run_cli(["fence", "--repo", str(committed.root), "--format", "json"])
+    facts = json.loads(out)
+    assert code == 0 and facts["sensitive_allowed_paths"][0]["path"] == "migrations/0001.sql"
+    assert facts["required_test"]["command"] == "python -m pytest allowed/a.py"
+    assert manifest.exists()
+
+
+def test_the_guard_hands_the_fence_over_at_claude_session_start(committed: GitRepo):
+    from test_guard import run_guard
+
+    committed.manifest(allowed_paths=["allowed/**"], description="Fix a.py.")
+    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "SessionStart",
+               "source": "startup"}
+    argv = ["--agent", "claude", "--manifest", str(committed.manifest_path), "--no-log"]
+    code, out, err = run_guard(argv, json.dumps(payload).encode())
+    body = json.loads(out)["hookSpecificOutput"]
+    assert code == 0 and err == "" and body["hookEventName"] == "SessionStart"
+    assert body["additionalContext"].startswith("# Your job: test-job\nFix a.py.\n\n- **Change only:** `allowed/**`")
+
+
+def test_guard_refusals_use_the_same_hints(committed: GitRepo):
+    from test_guard import run_guard
+
+    committed.manifest(allowed_paths=["allowed/**"], forbidden_globs=["**/.env"])
+    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "PreToolUse",
+               "tool_name": "Write", "tool_input": {"file_path": f"{committed.root}/.env", "content": "A=1\n"}}
+    argv = ["--agent", "claude", "--manifest", str(committed.manifest_path), "--no-log"]
+    code, out, _ = run_guard(argv, json.dumps(payload).encode())
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    scene = hints.Scene(hints.TOOL_CALL, manifest=Manifest("test-job", ("allowed/**",), ("true",)))
+    expected = hints.hint_for(Violation("forbidden-path", "matches forbidden_globs", ".env"), scene)[0]
+    assert code == 2 and f"What to do: {expected}" in reason
+
+
+def test_a_run_that_could_not_score_says_what_to_do(committed: GitRepo):
+    committed.manifest_path.write_text("{not json", encoding="utf-8")
+    out = committed.score()
+    [v] = out.report["violations"]
+    assert out.exit_code == 2 and v["code"] == "manifest-invalid"
+    assert v["hint"].startswith("stop and tell the user that score-diff cannot read this job's fence")
+    assert "  -> do: stop and tell the user" in out.text

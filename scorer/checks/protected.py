@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .. import model
 from ..manifest.globs import PathMatcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
 from . import assertions
 from .job import Job
+
+if TYPE_CHECKING:
+    from ..manifest.load import Manifest
 
 ReadFiles = Callable[[Sequence[str]], Mapping[str, bytes | None]]
 # Lines that hold an assertion or declare a test, in the languages tests are written in.
@@ -31,10 +35,21 @@ _SKIP = re.compile(
 _WORDS = re.compile(r"\s+")
 
 
+def required_test_files(m: Manifest) -> list[str]:
+    """Each required-test argument that names a file (or directory) allowed_paths grants."""
+    allowed = PathMatcher(m.allowed_paths)
+    return list(dict.fromkeys(p for p in map(_as_path, m.required_test[1:]) if p and allowed(p)))
+
+
+def protected_paths(m: Manifest) -> list[str]:
+    """What is protected, as the fence shows it: `protected_tests`, then the required test's files."""
+    return list(dict.fromkeys([*m.protected_tests, *required_test_files(m)]))
+
+
 def protected_matcher(job: Job) -> Callable[[str], bool]:
     """`protected_tests`, plus each required-test argument that names a file allowed_paths grants."""
     m = job.manifest
-    named = {p for p in map(_as_path, m.required_test[1:]) if p and job.allowed(p)}
+    named = set(required_test_files(m))
     globs = PathMatcher(m.protected_tests) if m.protected_tests else None
     return lambda path: path in named or any(path.startswith(n.rstrip("/") + "/") for n in named) or bool(
         globs and globs(path))

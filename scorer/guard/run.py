@@ -154,7 +154,28 @@ def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: Fence
     if shadow and decision.code != "ok":
         told = told._replace(reason=f"shadow mode: allowed; would have answered {decision.action}")
     answer = render(told, opts.agent, call.event if call else "PreToolUse")
+    if call is not None and loaded is not None and call.event == SESSION_START and told.action == ALLOW:
+        answer = session_start(loaded, opts.agent) or answer
     return Outcome(decision, answer, call, loaded, shadow, git_dir)
+
+
+SESSION_START = "SessionStart"
+
+
+def session_start(loaded: Loaded, agent: str) -> Answer | None:
+    """Claude Code's SessionStart: the fence (`score-diff fence`) as `additionalContext`, so the agent
+    knows it before its first write (https://code.claude.com/docs/en/hooks#sessionstart). Other
+    agents get the normal answer."""
+    import json
+
+    from ..report.fence import fence_facts, render_markdown
+    from .payload import CLAUDE
+
+    if agent != CLAUDE:
+        return None
+    context = render_markdown(fence_facts(loaded.fence.job.manifest, loaded.fence.manifest_rel))
+    body = {"hookSpecificOutput": {"hookEventName": SESSION_START, "additionalContext": context}}
+    return Answer(json.dumps(body) + "\n", "", 0, body)
 
 
 def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:

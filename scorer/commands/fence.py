@@ -1,0 +1,39 @@
+"""`score-diff fence [--format markdown|json]`: the job's fence as instructions for the agent, before it starts.
+
+The manifest is found, pinned and validated exactly as scoring does; put the output in the
+agent's prompt (or let the guard hand it over at session start, docs/agent-feedback.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import Context
+from .shared import add_job_branch, add_manifest, repository
+
+HELP = "print the job's fence as instructions an agent can follow before it starts"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_manifest(p)
+    p.add_argument("--job", help="this job's manifest, .score-diff/jobs/JOB.json; default: the job the branch "
+                   "names (--job-branch)")
+    add_job_branch(p)
+    p.add_argument("--repo", default=".", help="repository (default: the current directory)")
+    p.add_argument("--format", dest="fmt", choices=("markdown", "json"), default="markdown",
+                   help="markdown for a prompt (default), json for a program")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..pipeline import Options, committed_fence
+    from ..report.fence import fence_facts, render_json, render_markdown
+
+    repo = repository(args, ctx)
+    opts = Options(repo=args.repo, manifest=args.manifest, cwd=ctx.cwd, job=args.job, job_branch=args.job_branch)
+    try:
+        manifest, rel = committed_fence(repo, opts, ctx.environ)
+    finally:
+        repo.close()
+    facts = fence_facts(manifest, rel)
+    ctx.stdout.write(render_json(facts) if args.fmt == "json" else render_markdown(facts))
+    return 0
