@@ -214,6 +214,10 @@ def fenced(committed: GitRepo) -> GitRepo:
         # the cookie may sit on line 2, after a shebang; a shebang makes a file without .py Python
         ("bin/tool", b"#!/usr/bin/env python3\n# vim: set fileencoding=unicode_escape :\nprint(\\x65val('2'))\n"),
         ("allowed/stubs.pyi", b"# coding: unicode_escape\nx = \\x65val('3')\n"),
+        # a long first line does not push the cookie out of reach
+        ("allowed/long.py", b"#" + b" pad" * 3000 + b"\n# coding: unicode_escape\nx = \\x65val('5')\n"),
+        # lone CRs end lines for Python's tokenizer: the cookie is on line 2
+        ("bin/cr", b"#!/usr/bin/env python3\r# coding: unicode_escape\rprint(\\x65val('4'))\r"),
     ],
 )
 def test_a_token_hidden_by_the_source_encoding_is_found(fenced, path, content):
@@ -254,6 +258,8 @@ def test_an_encoding_the_scorer_cannot_read_as_python_does_fails(fenced, cookie)
         ("allowed/notes.txt", b"# coding: unicode_escape\n\\x65val(\n"),  # not Python: read as text
         ("bin/tool", b"#!/bin/sh\n# coding: unicode_escape\necho \\x65val(\n"),  # a shell script
         ("allowed/late.py", b"x = 1\n\n# coding: unicode_escape\n"),  # a cookie on line 3 is no cookie
+        ("allowed/late.py", b"#!/usr/bin/python\r\r# coding: rot13\r"),  # nor after two lone CRs
+        ("allowed/late.py", b"x = 1\n# coding: rot13\n"),  # nor on line 2 after code
     ],
 )
 def test_sources_python_reads_as_git_shows_them_pass(fenced, path, content):
@@ -322,3 +328,23 @@ def test_an_unknown_token_scope_is_a_manifest_error(fenced):
     fenced.write("allowed/a.py", "changed\n")
     out = fenced.score()
     assert (out.exit_code, out.codes) == (2, {"manifest-invalid"})
+
+
+def test_deleting_or_renaming_away_a_file_named_after_a_token_passes_and_shows_it_masked(committed):
+    first, second = _token(), _token()
+    committed.write(f"allowed/{first}.json", "{}\n")
+    committed.write(f"allowed/{second}.json", "{}\n")
+    committed.commit("an old mistake")
+    committed.remove(f"allowed/{first}.json")
+    committed.git("mv", f"allowed/{second}.json", "allowed/cache.json")
+    out = committed.score()
+    assert (out.exit_code, out.codes) == (0, set()), out.text
+    assert first not in out.text and second not in out.text
+
+
+def test_renaming_a_file_to_a_token_name_fails(committed):
+    value = _token()
+    committed.git("mv", "allowed/a.py", f"allowed/{value}.py")
+    out = committed.score()
+    assert out.codes == {"secret"}, out.text
+    assert value not in out.text

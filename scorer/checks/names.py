@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
 
-from ..model import AddedText, CommitMessage, Inspection, Violation
+from ..model import DELETED, AddedText, CommitMessage, Inspection, Violation
 from .job import Job
 
 
@@ -33,12 +33,13 @@ def _secrets(items: Sequence[tuple[str, str]], job: Job) -> list[Violation]:
 
 
 def _names(ins: Inspection) -> Iterable[str]:
+    """The names the change adds: a deleted file, or a rename's old side, leaves a name; it adds none
+    (deleting a file named after a token is the cleanup, not the leak)."""
     seen: set[str] = set()
     for change in ins.changed:
-        for path in change.paths:
-            if path not in seen:  # a name with a newline is one block of two lines: still its path
-                seen.add(path)
-                yield path
+        if change.status != DELETED and change.path not in seen:
+            seen.add(change.path)  # a name with a newline is one block of two lines: still its path
+            yield change.path
 
 
 def check_path_secrets(ins: Inspection, job: Job) -> list[Violation]:

@@ -16,7 +16,7 @@ import codecs
 import io
 import re
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from ..model import DELETED, AddedText, ChangedPath, Inspection, Violation
 from .content import check_added_tokens
@@ -28,7 +28,8 @@ PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
 SAME_AS_GIT = frozenset({"utf-8", "ascii"})
 # PEP 263, as the tokenizer reads it: a comment line holding coding[:=]name.
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-_SHEBANG_PYTHON = re.compile(rb"^#![^\n]*python")
+_SHEBANG_PYTHON = re.compile(rb"^#![^\r\n]*python")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 ReadFiles = Callable[[Sequence[str]], Mapping[str, "bytes | None"]]
 
@@ -44,11 +45,16 @@ def _is_python(path: str, data: bytes) -> bool:
 
 
 def _cookie(data: bytes) -> bytes | None:
-    """The encoding a cookie on line 1 or 2 names (line 2 only after a comment or blank line 1)."""
-    first, _, rest = data.partition(b"\n")
+    """The encoding a cookie on line 1 or 2 names (line 2 only after a comment or blank line 1).
+
+    Lines end as Python's tokenizer ends them: at CRLF, LF or a lone CR.
+    """
+    ends = [m.start() for m in islice(_LINE_END.finditer(data), 2)] + [len(data)] * 2
+    first = data[: ends[0]]
+    second = data[ends[0] : ends[1]].lstrip(b"\r\n")  # however long line 1 is, as Python reads it
     m = _COOKIE.match(first)
     if m is None and (not first.strip() or first.lstrip().startswith(b"#")):
-        m = _COOKIE.match(rest.partition(b"\n")[0])
+        m = _COOKIE.match(second)
     return m.group(1) if m else None
 
 

@@ -397,7 +397,7 @@ class Repository:
         """Several regular files' bytes at `rev` in one git call (`cat-file --batch`), or from the
         working tree when rev is None; None where a path is absent or not a file."""
         if rev is None:
-            return {p: files.read_worktree_file(self.work_tree, p) for p in paths}
+            return files.read_worktree_files(self.work_tree, list(paths))
         found: dict[str, bytes | None] = {p: self.read_file(rev, p) for p in paths if "\n" in p}  # no batch line
         batch = [p for p in paths if "\n" not in p]
         if not batch:
