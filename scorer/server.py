@@ -98,9 +98,21 @@ def decide(update: RefUpdate, policy: Policy, environ: Mapping[str, str], cwd: s
     try:
         return _score(update, policy, environ, cwd)
     except Exception as exc:  # ScoreDiffError and anything unexpected: the ref is rejected
-        from .pipeline import could_not_score
+        return RefDecision(update, 2, "could not be scored", _unscored(exc, update, policy))
 
-        return RefDecision(update, 2, "could not be scored", could_not_score(exc, "range"))
+
+def _unscored(exc: BaseException, update: RefUpdate, policy: Policy) -> Result:
+    """A FAIL that still says which push it was: the pushed commit, its branch and the job the
+    branch names, so `score-diff log --job` finds the rejected pushes too."""
+    from .manifest.jobs import job_from_branch
+    from .pipeline import could_not_score
+
+    branch = update.ref.removeprefix("refs/heads/")
+    try:
+        job = job_from_branch(branch, policy.job_branch)
+    except ScoreDiffError:
+        job = None
+    return could_not_score(exc, "range")._replace(head=update.new, branch=branch, job_id=job)
 
 
 def _score(update: RefUpdate, policy: Policy, environ: Mapping[str, str], cwd: str) -> RefDecision:

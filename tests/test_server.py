@@ -151,10 +151,14 @@ def test_pre_receive_rejects_the_whole_push_but_update_only_the_agent_ref(server
 
 def test_a_manifest_missing_on_main_rejects_agent_refs_only(server: Server) -> None:
     server.install("pre-receive", "--manifest", "jobs/none.json")
-    server.agent_commit("src/pricing.py", "def discount(p):\n    return p * 0.9\n")
+    head = server.agent_commit("src/pricing.py", "def discount(p):\n    return p * 0.9\n")
     agent = server.push("agent-fix")
     assert agent.returncode != 0
     assert "remote: RESULT: FAIL (could not score: manifest-invalid)" in agent.stderr
+    out = io.StringIO()
+    assert cli.main(["log", "--repo", str(server.bare), "--job", "fix", "--format", "json"], stdout=out) == 0
+    (row,) = json.loads(out.getvalue())  # the rejected push is logged under the job its branch names
+    assert (row["exit_code"], row["head"], row["branch"], row["gate"]) == (2, head, "agent-fix", "server")
     server.clone.git("checkout", "-q", "main")
     server.clone.write("README.md", "docs\n")
     assert server.push("main").returncode == 0
