@@ -212,3 +212,11 @@ def test_on_the_server_b_s_looser_fence_landing_on_main_never_loosens_a(teams: G
     pushed = teams.git("push", "-q", "origin", "agent-a", check=False)
     assert pushed.returncode != 0 and "FAIL [unlisted-path] src/b.py" in pushed.stderr
     assert "job: a " in pushed.stderr
+
+
+def test_an_edited_job_file_in_the_working_tree_is_flagged_and_never_read(teams: GitRepo) -> None:
+    _on(teams, "agent-a", "src/b.py")
+    _job_file(teams, "a", allowed_paths=["**"])  # loosened on disk, on a's branch
+    out = score(teams)
+    assert {"manifest-changed", "unlisted-path"} <= out.codes  # judged by the committed a.json
+    assert out.report["job_id"] == "a"
