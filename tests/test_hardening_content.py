@@ -348,3 +348,12 @@ def test_renaming_a_file_to_a_token_name_fails(committed):
     out = committed.score()
     assert out.codes == {"secret"}, out.text
     assert value not in out.text
+
+
+def test_a_branch_named_after_a_token_is_masked_when_it_is_not_scored(committed):
+    value = _token()
+    committed.git("checkout", "-q", "-b", f"feature-{value}")
+    code, text = run_cli(["--repo", str(committed.root), "--manifest", str(committed.manifest_path),
+                          "--branches", "agent-*"])
+    assert code == 0 and "does not match --branches" in text
+    assert value not in text and "ghp_****" in text

@@ -77,7 +77,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     try:
         skipped = _branch_skipped(args, ctx)
         if skipped is not None:
-            ctx.stdout.write(f"score-diff: branch {skipped!r} does not match --branches; not scored\n")
+            from ..redaction import redact  # a branch name is free text the job chose
+
+            ctx.stdout.write(f"score-diff: branch {redact(skipped)!r} does not match --branches; not scored\n")
             return 0
         opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
                        skip_test=args.skip_test, shadow=args.shadow, cwd=ctx.cwd,

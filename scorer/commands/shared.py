@@ -97,7 +97,9 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
     except Exception as exc:
         warning = f"decision log not written: {exc}"
     if warning:
-        ctx.stderr.write(f"score-diff: warning: {warning}\n")
+        from ..redaction import redact  # the message can name a path, and a path can hold a secret
+
+        ctx.stderr.write(f"score-diff: warning: {redact(warning)}\n")
 
 
 __all__ = ["FORMATS", "add_gate", "add_job_branch", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision",
