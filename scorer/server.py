@@ -139,12 +139,4 @@ def exit_code(decisions: Sequence[RefDecision]) -> int:
     return max((d.exit_code for d in decisions), default=0)
 
 
-def hints(result: Result) -> list[str]:
-    """One line per violation code: what it means and what to do before pushing again."""
-    from .codes import CODES
-
-    seen = dict.fromkeys(v.code for v in result.violations)
-    return [f"hint [{code}]: {CODES[code].help}" for code in seen if code in CODES]
-
-
 __all__ = ["Policy", "RefDecision", "RefUpdate", "ScoreDiffError", "decide", "exit_code", "parse_lines"]

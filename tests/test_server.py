@@ -67,7 +67,7 @@ def test_decoy_push_is_rejected_and_the_fix_accepted(server: Server) -> None:
     rejected = server.push("agent-fix")
     assert rejected.returncode != 0
     assert f"remote: FAIL [forbidden-path] {DECOY}: " in rejected.stderr
-    assert "remote: hint [forbidden-path]: " in rejected.stderr
+    assert "remote:   -> do: " in rejected.stderr  # the agent's next step, once per violation
     assert "remote: score-diff: refs/heads/agent-fix: rejected;" in rejected.stderr
     assert "[remote rejected] agent-fix -> agent-fix (pre-receive hook declined)" in rejected.stderr
     assert server.server_ref("refs/heads/agent-fix") is None

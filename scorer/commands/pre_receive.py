@@ -68,7 +68,6 @@ def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context
 def _tell(d: RefDecision, base: str, ctx: Context) -> None:
     from ..report.escape import one_line
     from ..report.text import render
-    from ..server import hints
 
     ref = one_line(d.update.ref)
     if d.result is None:
@@ -79,9 +78,7 @@ def _tell(d: RefDecision, base: str, ctx: Context) -> None:
     since = f" (merge-base {d.result.base[:12]})" if d.result.base else ""
     ctx.stderr.write(f"score-diff: {ref}: the commits it adds to {one_line(base)}{since}\n")
     ctx.stderr.write(render(d.result))
-    if d.exit_code:
-        for line in hints(d.result):
-            ctx.stderr.write(one_line(line) + "\n")
+    if d.exit_code:  # the report's own `-> do:` lines tell the agent what to change
         ctx.stderr.write(f"score-diff: {ref}: rejected; fix the commits on the branch and push again\n")
     else:
         ctx.stderr.write(f"score-diff: {ref}: accepted\n")
