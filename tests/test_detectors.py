@@ -409,7 +409,7 @@ def test_placeholders_do_not_fire(line: str) -> None:
 def test_message_shows_only_a_redacted_form(detector_id: str, line: str) -> None:
     (v,) = scan(added(line))
     assert SECRETS[detector_id] not in v.message
-    assert re.search(r": .{4}\*\*\*\* \(fingerprint sha256:[0-9a-f]{16};", v.message)
+    assert re.search(r": .{4}\*\*\*\* \(fingerprint sha256:[0-9a-f]{16}\)", v.message)
     # Nothing past the first four characters of the match leaks.
     shown = re.fullmatch(r"[\w-]+: (.*) \(fingerprint .*", v.message)
     assert shown and len(shown.group(1)) == 8 and shown.group(1).endswith("****")

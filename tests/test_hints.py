@@ -50,7 +50,7 @@ MESSAGES = {
     "sensitive-path": ("src/auth.py is a sensitive path (auth: ...); add to the commit message: ...",
                        "src/auth.py", None),
     "bad-justification": ("src/auth.py: evidence 'x' is not <file>:<line>", "src/auth.py", None),
-    "secret": ("aws-access-key: AKIA… (fingerprint sha256:0123456789abcdef; allow it in allowed_fingerprints)",
+    "secret": ("aws-access-key: AKIA… (fingerprint sha256:0123456789abcdef)",
                "src/a.py", 2),
     "risky-shell": ("curl-pipe-shell: curl … | sh", "src/install.sh", 1),
     "test-failed": ("pytest -q: exited 1", None, None),
@@ -370,3 +370,15 @@ def test_a_run_that_could_not_score_says_what_to_do(committed: GitRepo):
     assert out.exit_code == 2 and v["code"] == "manifest-invalid"
     assert v["hint"].startswith("stop and tell the user that score-diff cannot read this job's fence")
     assert "  -> do: stop and tell the user" in out.text
+
+
+def test_an_edited_committed_manifest_is_restored_and_every_other_violation_still_reported(committed: GitRepo):
+    manifest = committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+    committed.commit("the fence")
+    committed.write_manifest(manifest, allowed_paths=["**"])  # the job loosens its own fence on disk
+    committed.write("other/b.py", "stray\n")
+    out = committed.score(manifest=manifest)
+    assert out.codes == {"manifest-changed", "unlisted-path", "sensitive-path"}, out.text
+    [v] = [v for v in out.report["violations"] if v["code"] == "manifest-changed"]
+    assert v["hint"] == ("restore job_manifest.json: the job may not change its own fence. Run "
+                         "`git restore --staged --worktree --source=HEAD -- job_manifest.json`")

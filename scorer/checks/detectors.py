@@ -444,7 +444,7 @@ def _check(detector: Detector, found: AddedMatch, allowed: frozenset[str]) -> tu
     fp = fingerprint(_value(m))
     if fp in allowed:
         return None
-    shown = f"{detector.id}: {redacted(found.match)} (fingerprint {fp}; allow it in allowed_fingerprints)"
+    shown = f"{detector.id}: {redacted(found.match)} (fingerprint {fp})"  # the hint says: remove it
     return Violation(SECRET, shown, *where), fp
 
 
