@@ -462,7 +462,13 @@ def example_result() -> Result:
         exit_code=1,
         job_id="fix-typo",
         mode="range",
-        violations=(Violation("unlisted-path", "setup.py is not in allowed_paths", "setup.py"),),
+        violations=(Violation(
+            "unlisted-path", "setup.py is not in allowed_paths", "setup.py",
+            hint="undo your change to setup.py (modified): run `git restore --source=4b825dc642cb6eb9a060e54bf8d6928"
+                 "8fbee4904 --staged --worktree -- setup.py && git commit -m 'Undo the change to setup.py'`; this "
+                 "job may change only: README.md",
+            fix="if the job needs setup.py, add it to allowed_paths: 'setup.py'"),),
+        description="Fix the typo in README.md.",
         changed=(
             ChangedPath("README.md", "modified", added=1, removed=1),
             ChangedPath("setup.py", "modified", added=2),
