@@ -186,7 +186,7 @@ def test_a_placeholder_or_allowed_fingerprint_in_a_file_name_passes(committed):
     first = committed.score()
     [v] = first.report["violations"]
     assert v["code"] == "secret" and v["message"].startswith("file name holds a secret: github-token: ghp_****")
-    fingerprint = v["message"].split("fingerprint ")[1].split(";")[0]
+    fingerprint = v["message"].split("fingerprint ")[1].split(")")[0]
     committed.manifest(allowed_fingerprints=[fingerprint])
     assert committed.score().codes == set()
 
