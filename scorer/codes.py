@@ -56,6 +56,11 @@ CODES: dict[str, Code] = {
         "An added line pipes remote content to a shell, edits shell profiles or SSH config, or chmods 777.",
     ),
     "test-failed": Code("Required test failed", "The required test exited non-zero or could not start."),
+    "test-empty": Code(
+        "Required test ran no tests",
+        "The required test exited 0, but its result report is missing, stale, unreadable, or shows fewer "
+        "executed tests than min_tests (default 1).",
+    ),
     "test-side-effect": Code(
         "Required test changed the tree",
         "The required test changed HEAD, the index or the working tree it was scored on.",

@@ -156,6 +156,19 @@ TEST_SKIPPED = "skipped"  # --skip-test
 TEST_NOT_RUN = "not-run"  # cheaper checks failed first
 
 
+class TestEvidence(NamedTuple):
+    """What the required test's result report says, beyond its exit status."""
+
+    kind: str  # "junit-xml", or "exit-status" when no report could be asked for
+    report: str | None  # the report's path
+    tests: int | None = None  # executed (not skipped)
+    failures: int | None = None
+    errors: int | None = None
+    skipped: int | None = None
+    problem: str = ""  # "" holds; "empty": no evidence tests ran; "failed": the report shows failures
+    note: str = ""  # why, in words
+
+
 class TestOutcome(NamedTuple):
     status: str
     argv: tuple[str, ...] = ()
@@ -165,6 +178,7 @@ class TestOutcome(NamedTuple):
     reason: str = ""
     notes: tuple[str, ...] = ()  # what the report's reader should know about this run (warnings)
     side_effects: tuple[tuple[str | None, str], ...] = ()  # (path or None for HEAD, what the test did to it)
+    evidence: TestEvidence | None = None  # None: the test did not run
 
 
 class CommitMessage(NamedTuple):

@@ -168,6 +168,7 @@ OTHER_TOOLS_FLAGS = {
     "--exclude-per-directory", "--pathspec-from-file", "--no-index", "--keep", "--profile",
     "--runs", "--seed", "--cache-dir", "--no-literal", "--json", "--size", "--files", "--changed",
     "--untracked", "--dest", "--calls",
+    "--junitxml", "--junit-xml", "--lf", "--sw", "--nf",  # pytest's, in docs/required-test.md
 }
 
 
@@ -426,10 +427,14 @@ def test_shadow_example_is_real_output(repo, monkeypatch):
     repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)))
     repo.commit("base")
     repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)) + "x = eval('1')\n")
-    # The argv shown runs pytest; here `python` is a stand-in that exits 0.
+    # The argv shown runs pytest; here `python` is a stand-in that exits 0 and, as pytest would,
+    # writes the JUnit report score-diff asks for (docs/required-test.md): three passing tests.
     bindir = repo.scratch / "bin"
     bindir.mkdir()
-    (bindir / "python").write_text("#!/bin/sh\nexit 0\n")
+    cases = "".join(f'<testcase classname="tests.test_pricing" name="t{n}"/>' for n in range(3))
+    (bindir / "python").write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --junitxml=*) "
+                                   f"printf '%s' '<testsuites><testsuite tests=\"3\">{cases}</testsuite></testsuites>' "
+                                   "> \"${a#--junitxml=}\";; esac; done\nexit 0\n")
     (bindir / "python").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
     repo.manifest(allowed_paths=["src/pricing.py"], forbidden_substrings=["eval("], mode="shadow",

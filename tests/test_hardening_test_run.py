@@ -272,3 +272,160 @@ def test_side_effects_are_reported_in_shadow_mode_too(ready: GitRepo) -> None:
     out = ready.score("--shadow", skip_test=False)
     assert out.exit_code == 0 and out.codes == {"test-side-effect"}
     assert out.last_line == "RESULT: PASS (shadow: 1 would-fail)"
+
+
+# --- evidence that tests ran: exit 0 is not proof -------------------------------------------------------
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "allowed"]
+UNITTEST = [sys.executable, "-m", "unittest", "discover", "-s", "allowed", "-t", "."]
+EXIT_EARLY = "import os\nos._exit(0)\n"
+
+
+def suite(repo: GitRepo, body: str, name: str = "allowed/test_fix.py") -> None:
+    repo.write("allowed/__init__.py", "")
+    repo.write(name, body)
+
+
+PASSING = "def test_one():\n    assert 1 + 1 == 2\n\n\ndef test_two():\n    assert 'a'.upper() == 'A'\n"
+UNIT_PASSING = ("import unittest\n\n\nclass T(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(2, 2)\n"
+                "\n    def test_two(self):\n        self.assertTrue(True)\n")
+
+
+def validates(out: Outcome) -> None:
+    import jsonschema
+
+    from scorer.manifest.load import schema_text
+
+    jsonschema.Draft202012Validator(json.loads(schema_text("report.schema.json"))).validate(out.report)
+
+
+@pytest.mark.parametrize("runner", ["pytest", "unittest"])
+def test_os_exit_0_before_any_assertion_is_not_a_pass(ready: GitRepo, runner: str) -> None:
+    """One line in the module under test makes the runner exit 0 before any test ran."""
+    suite(ready, EXIT_EARLY + (PASSING if runner == "pytest" else UNIT_PASSING))
+    ready.manifest(required_test=PYTEST if runner == "pytest" else UNITTEST, allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-empty") and out.codes == {"test-empty"}, out.text
+    assert out.report["test"]["exit_code"] == 0
+    assert "no evidence that any test ran" in out.report["violations"][0]["message"]
+    validates(out)
+
+
+@pytest.mark.parametrize("runner", ["pytest", "unittest"])
+def test_a_real_passing_suite_passes_and_says_how_many_ran(ready: GitRepo, runner: str) -> None:
+    suite(ready, PASSING if runner == "pytest" else UNIT_PASSING)
+    ready.manifest(required_test=PYTEST if runner == "pytest" else UNITTEST, allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+    evidence = out.report["test"]["evidence"]
+    assert (evidence["kind"], evidence["tests"], evidence["failures"], evidence["problem"]) == ("junit-xml", 2, 0, "")
+    assert ", 2 tests ran)" in out.text
+    assert out.report["warnings"] == []
+    validates(out)
+
+
+def test_a_failing_unittest_suite_still_fails(ready: GitRepo) -> None:
+    suite(ready, UNIT_PASSING.replace("self.assertEqual(2, 2)", "self.assertEqual(2, 3)"))
+    ready.manifest(required_test=UNITTEST, allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-failed") and out.codes == {"test-failed"}, out.text
+    assert out.report["test"]["evidence"]["failures"] == 1
+
+
+@pytest.mark.parametrize(("body", "extra"), [
+    ("import pytest\n\n\n@pytest.mark.skip\ndef test_skipped():\n    pass\n", {}),  # everything skipped
+    ("def test_zero_collected_here():\n    pass\n", {"min_tests": 3}),  # fewer than the minimum
+])
+def test_too_few_executed_tests_is_test_empty(ready: GitRepo, body: str, extra: dict) -> None:
+    suite(ready, body)
+    ready.manifest(required_test=PYTEST, allowed_paths=["allowed/**"], **extra)
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-empty"), out.text
+    assert "at least" in out.report["violations"][0]["message"]
+
+
+def test_users_own_junitxml_still_works(ready: GitRepo) -> None:
+    """A --junitxml the manifest's argv already has is left alone and is the evidence; it may live
+    in the repository (it is not a side effect)."""
+    suite(ready, PASSING)
+    ready.manifest(required_test=[*PYTEST, "--junitxml=reports/junit.xml"], allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+    assert out.report["test"]["evidence"]["report"] == str(ready.root / "reports/junit.xml")
+    assert (ready.root / "reports/junit.xml").exists()
+
+
+def test_a_stale_report_at_the_users_path_is_not_evidence(ready: GitRepo) -> None:
+    ready.write(".gitignore", "reports/\n")
+    ready.commit("ignore reports")
+    suite(ready, PASSING)
+    ready.manifest(required_test=[*PYTEST, "--junitxml", "reports/junit.xml"], allowed_paths=["allowed/**"])
+    assert passed(ready.score(skip_test=False))
+    suite(ready, EXIT_EARLY + PASSING)  # the earlier run's report is still there, and passes
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-empty"), out.text
+    assert "not rewritten" in out.report["violations"][0]["message"]
+
+
+def _writer(report: str, xml: str) -> list[str]:
+    return py(f"open({report!r}, 'w').write({xml!r})")
+
+
+GOOD_XML = '<testsuite tests="1"><testcase classname="c" name="t"/></testsuite>'
+
+
+@pytest.mark.parametrize(("xml", "code", "why"), [
+    (GOOD_XML, None, ""),
+    (None, "test-empty", "wrote no test report"),
+    ('<testsuite tests="1"><testcase name="t"><failure/></testcase></testsuite>', "test-failed", "1 failure"),
+    ('<testsuite tests="1" errors="2"><testcase name="t"/></testsuite>', "test-failed", "2 error"),
+    ('<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "b">]><testsuite><testcase name="t"/></testsuite>',
+     "test-empty", "DOCTYPE"),
+    ("<testsuite><testcase", "test-empty", "not well-formed"),
+    ("<html/>", "test-empty", "root element"),
+])
+def test_report_the_manifest_names(ready: GitRepo, xml: str | None, code: str | None, why: str) -> None:
+    ready.write(".gitignore", "out/\n")
+    ready.commit("ignore out")
+    ready.write("allowed/a.py", "fixed again\n")
+    (ready.root / "out").mkdir()
+    argv = _writer(str(ready.root / "out/results.xml"), xml) if xml is not None else py("pass")
+    ready.manifest(required_test=argv, test_report="out/results.xml")
+    out = ready.score(skip_test=False)
+    if code is None:
+        assert passed(out), out.text
+    else:
+        assert failed_with(out, code) and out.codes == {code}, out.text
+        assert why in out.report["violations"][0]["message"]
+
+
+def test_report_inside_the_repository_is_not_a_side_effect(ready: GitRepo) -> None:
+    ready.manifest(required_test=_writer("results.xml", GOOD_XML), test_report="results.xml")
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+
+
+def test_unrecognised_runner_rests_on_its_exit_status_and_says_so(ready: GitRepo) -> None:
+    ready.manifest(required_test=["sh", "-c", "exit 0"])
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+    assert out.report["test"]["evidence"]["kind"] == "exit-status"
+    assert any("rests on its exit status alone" in w and "'sh'" in w for w in out.report["warnings"])
+    assert "warning: the required test's verdict rests on its exit status alone" in out.text
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["pytest", "-q"], ("pytest", 1)),
+    (["/usr/bin/py.test"], ("pytest", 1)),
+    (["python3", "-m", "pytest", "-x"], ("pytest", 3)),
+    (["python3.12", "-X", "dev", "-W", "error", "-B", "-m", "pytest"], ("pytest", 8)),
+    (["pypy3", "-m", "unittest", "-v"], ("unittest", 3)),
+    (["python", "-c", "import pytest; pytest.main()"], None),
+    (["python", "run_tests.py"], None),
+    (["python", "-m", "tox"], None),
+    (["make", "test"], None),
+])
+def test_runners_score_diff_recognises(argv: list[str], expected: tuple | None) -> None:
+    from scorer.testrun.evidence import runner
+
+    assert runner(argv) == expected

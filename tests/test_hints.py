@@ -55,6 +55,8 @@ MESSAGES = {
     "risky-shell": ("curl-pipe-shell: curl … | sh", "src/install.sh", 1),
     "test-failed": ("pytest -q: exited 1", None, None),
     "test-timeout": ("pytest -q: ran past 60 s", None, None),
+    "test-empty": ("pytest -q: exited 0, but it wrote no test report (/tmp/x/pytest.xml): no evidence that any "
+                   "test ran", None, None),
     "test-side-effect": ("the required test created this file (not ignored): the tree it left is not the one "
                          "that was scored", "build/out.txt", None),
     "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),

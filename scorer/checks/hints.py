@@ -363,6 +363,12 @@ def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
             "slow", "raise test_timeout_s if the test is slow by nature")
 
 
+def _test_empty(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (f"make the required test run its tests to the end: run `{_test_command(scene)}`; nothing may exit "
+            "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
+            "name the report the test writes in test_report, or lower min_tests")
+
+
 def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     clean = f"delete what it created (`rm -f -- {shell_path(path)}`) and " if "created" in v.message else ""
@@ -431,6 +437,7 @@ _HINTS: dict[str, Hint] = {
     "test-failed": _test_failed,
     "test-timeout": _test_timeout,
     "test-side-effect": _test_side_effect,
+    "test-empty": _test_empty,
     "test-weakened": _test_weakened,
     "git-error": _git_error,
     "internal-error": _internal,

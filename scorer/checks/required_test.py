@@ -20,7 +20,8 @@ def check_test(test: TestOutcome) -> list[Violation]:
         found.append(Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}"))
     elif test.status == TEST_FAILED:
         why = test.reason or f"exited {test.exit_code}"
-        found.append(Violation("test-failed", f"{' '.join(test.argv)}: {why}"))
+        empty = test.exit_code == 0 and test.evidence is not None and test.evidence.problem == "empty"
+        found.append(Violation("test-empty" if empty else "test-failed", f"{' '.join(test.argv)}: {why}"))
     for path, what in test.side_effects:
         found.append(Violation("test-side-effect", _SIDE_EFFECT.get(what, f"the required test {what}"), path))
     return found

@@ -31,6 +31,8 @@ class Manifest(NamedTuple):
     max_file_bytes: int | None = None
     test_timeout_s: float = DEFAULT_TEST_TIMEOUT_S
     test_env: tuple[str, ...] = ()
+    test_report: str | None = None
+    min_tests: int = 1
     forbidden_substrings: tuple[str, ...] = ()
     forbidden_patterns: tuple[str, ...] = ()
     token_scope: str = "added-lines"  # noqa: S105 - or "whole-file": the whole new content of each changed file
@@ -139,6 +141,16 @@ def _check_names(data: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _check_report(data: dict[str, Any]) -> list[str]:
+    report = data.get("test_report")
+    if report is None or report.startswith("/"):
+        return []
+    parts = report.replace("\\", "/").split("/")
+    if ".." in parts or ".git" in parts:
+        return [f"test_report {report!r} must stay inside the repository and out of .git"]
+    return []
+
+
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem."""
     try:
@@ -155,6 +167,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     paths, problems = _clean_paths(data)
     problems += _check_patterns(data.get("forbidden_patterns", []))
     problems += _check_names(data)
+    problems += _check_report(data)
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(problems))
     warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)

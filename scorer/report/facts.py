@@ -62,6 +62,7 @@ def test_dict(t: TestOutcome) -> dict[str, Any]:
         "duration_s": round(t.duration_s, 3),
         "output_tail": t.output_tail,
         "reason": t.reason,
+        "evidence": None if t.evidence is None else t.evidence._asdict(),
     }
 
 

@@ -30,7 +30,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "justification": ("bad-justification",),
     "secret": ("secret",),
     "risky-shell": ("risky-shell",),
-    "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened"),
+    "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened", "test-empty"),
     "internal": ("internal-error",),
 }
 CHECK_OF_CODE = {code: check for check, codes in CHECKS.items() for code in codes}

@@ -21,7 +21,8 @@ def _changed_rows(result: Result) -> list[str]:
 def _test_line(t: TestOutcome) -> str:
     argv = " ".join(t.argv)
     if t.status in ("passed", "failed", "timeout"):
-        return f"test: {t.status} ({argv}, exit {t.exit_code}, {t.duration_s:.1f}s)"
+        ran = f", {t.evidence.tests} tests ran" if t.evidence is not None and t.evidence.tests is not None else ""
+        return f"test: {t.status} ({argv}, exit {t.exit_code}, {t.duration_s:.1f}s{ran})"
     return f"test: {t.status}" + (f" ({t.reason})" if t.reason else "")
 
 
