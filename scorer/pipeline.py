@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
 from .errors import GitError, ScoreDiffError, UsageError
-from .inspection import changes
 from .inspection.git import Repository, cut_at_scissors
 from .model import (
     FAIL,
@@ -186,6 +185,7 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
     """Read the manifest and ask git what changed; content checks run while git streams."""
+    from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
 
     base_sha = repo.resolve(opts.base) if opts.base is not None else None

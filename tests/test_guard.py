@@ -544,3 +544,32 @@ def test_console_entry_runs_the_guard_without_the_other_subcommands(guarded: Gua
     monkeypatch.delitem(sys.modules, "scorer.main", raising=False)
     assert entry.main() == 0
     assert "scorer.main" not in sys.modules
+
+
+def _write_call(repo: GitRepo, rel: str) -> dict:
+    return {"session_id": "s", "cwd": str(repo.root), "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": f"{repo.root}/{rel}", "content": "x = 1\n"}}
+
+
+def _guard_default_manifest(repo: GitRepo, rel: str) -> int:
+    """The guard as installed: no --manifest, so it finds the fence the way scoring does."""
+    return run_guard(["--agent", "claude", "--no-log"], json.dumps(_write_call(repo, rel)).encode())[0]
+
+
+def test_the_guard_judges_by_the_committed_manifest_not_a_loosened_copy_on_disk(committed: GitRepo) -> None:
+    committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+    committed.commit("the approved fence")
+    assert _guard_default_manifest(committed, "other/b.py") == 2
+    committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["**"])  # the agent loosens it
+    assert _guard_default_manifest(committed, "other/b.py") == 2
+    assert _guard_default_manifest(committed, "allowed/a.py") == 0
+
+
+def test_the_guard_takes_the_jobs_own_manifest_from_the_branch(committed: GitRepo) -> None:
+    committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["**"])
+    committed.write_manifest(committed.root / ".score-diff/jobs/fix.json", job_id="fix", allowed_paths=["allowed/**"])
+    committed.commit("a loose default and job fix's own fence")
+    committed.git("checkout", "-q", "-b", "agent-fix")
+    assert _guard_default_manifest(committed, "other/b.py") == 2  # job fix's fence, not the default
+    committed.git("checkout", "-q", "-b", "other-work")
+    assert _guard_default_manifest(committed, "other/b.py") == 0  # no job named: the default manifest

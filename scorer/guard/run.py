@@ -38,7 +38,7 @@ class Loaded(NamedTuple):
 
 
 class FenceCache:
-    """One manifest per repository root (the sidecar keeps it), re-read when its bytes change."""
+    """Where each working directory's repository is (the sidecar keeps it); the manifest is read on every call."""
 
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, str], Loaded] = {}
@@ -55,54 +55,25 @@ class FenceCache:
             self._roots[cwd] = found
         return found
 
-    def get(self, key: tuple[str, str], sha: str) -> Loaded | None:
-        hit = self._by_key.get(key)
-        return hit if hit is not None and hit.raw_sha256 == sha else None
-
-    def put(self, key: tuple[str, str], loaded: Loaded) -> None:
-        if len(self._by_key) > 64:
-            self._by_key.clear()
-        self._by_key[key] = loaded
-
 
 def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str], cache: FenceCache | None) -> Loaded:
-    """The manifest as scoring finds and pins it (score.manifest_location, blast.verify_pin), validated."""
-    import hashlib
-    from functools import partial
-
-    from ..errors import ManifestError
-    from ..manifest.locate import _read_optional, manifest_location
-    from ..manifest.pin import PIN_SUFFIX, expected_digest, verify_pin
-
-    path, rel = manifest_location(opts.manifest, opts.cwd, root, environ)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
-    sha = hashlib.sha256(raw).hexdigest()
-    key = (root, str(path))
-    pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
-    verify_pin(raw, expected_digest(None, environ, pin_file, path.name + PIN_SUFFIX), str(path))
-    hit = cache.get(key, sha) if cache is not None else None
-    if hit is not None:
-        return hit
-    loaded = _parse(raw, str(path), root, git_dir, rel, environ, sha)
-    if cache is not None:
-        cache.put(key, loaded)
-    return loaded
-
-
-def _parse(
-    raw: bytes, source: str, root: str, git_dir: str, rel: str | None, environ: Mapping[str, str], sha: str
-) -> Loaded:
+    """The fence worktree scoring judges against, found and read the way scoring reads it: the job's
+    own manifest when the branch names one, a manifest tracked at HEAD read at HEAD (an edited copy
+    on disk never loosens it), the pin from the same place, validated on every call (a cache of
+    the validation would live where the job can write it)."""
     from ..checks.job import Job
-    from ..manifest.load import parse_manifest
+    from ..inspection.git import Repository
+    from ..pipeline import Options as ScoreOptions
+    from ..pipeline import committed_fence
 
-    # Validated on every call: a cache of the validation would live where the job can write it.
-    manifest = parse_manifest(raw, source)
+    repo = Repository(root, environ)
+    try:
+        manifest, rel = committed_fence(repo, ScoreOptions(repo=root, manifest=opts.manifest, cwd=opts.cwd), environ)
+    finally:
+        repo.close()
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
     fence = Fence(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
-    return Loaded(fence, sha, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
+    return Loaded(fence, manifest.sha256, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
 
 
 def _line_counter(root: str) -> Callable[[str], int | None]:
