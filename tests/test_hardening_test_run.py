@@ -429,3 +429,36 @@ def test_runners_score_diff_recognises(argv: list[str], expected: tuple | None) 
     from scorer.testrun.evidence import runner
 
     assert runner(argv) == expected
+
+
+def test_a_report_that_is_a_symlink_to_an_old_passing_report_is_not_evidence(ready: GitRepo) -> None:
+    """The user's --junitxml path turned into a link to a report written long ago: pytest would write
+    through it, but a run that exits early writes nothing, and the link must not count."""
+    ready.write(".gitignore", "reports/\n")
+    ready.commit("ignore reports")
+    old = ready.scratch / "old.xml"
+    old.write_text(GOOD_XML)
+    suite(ready, EXIT_EARLY + PASSING)
+    ready.symlink("reports/junit.xml", str(old))
+    ready.manifest(required_test=[*PYTEST, "--junitxml=reports/junit.xml"], allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, "test-empty"), out.text
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    # a failing subTest is a failure, though the test method itself "passes"
+    ("import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n"
+     "        for i in range(2):\n            with self.subTest(i=i):\n                self.assertEqual(i, 0)\n",
+     "test-failed"),
+    # an error in setUpClass runs no test of the class
+    ("import unittest\n\n\nclass T(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n"
+     "        raise RuntimeError('no')\n\n    def test_one(self):\n        pass\n", "test-failed"),
+    # every test skipped
+    ("import unittest\n\n\n@unittest.skip('later')\nclass T(unittest.TestCase):\n    def test_one(self):\n"
+     "        pass\n", "test-empty"),
+])
+def test_unittest_runner_records_what_unittest_reports(ready: GitRepo, body: str, code: str) -> None:
+    suite(ready, body)
+    ready.manifest(required_test=UNITTEST, allowed_paths=["allowed/**"])
+    out = ready.score(skip_test=False)
+    assert failed_with(out, code) and out.codes == {code}, out.text
