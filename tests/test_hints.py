@@ -384,3 +384,14 @@ def test_an_edited_committed_manifest_is_restored_and_every_other_violation_stil
     [v] = [v for v in out.report["violations"] if v["code"] == "manifest-changed"]
     assert v["hint"] == ("restore job_manifest.json: the job may not change its own fence. Run "
                          "`git restore --staged --worktree --source=HEAD -- job_manifest.json`")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit", "markdown"])
+def test_every_format_shows_the_description_and_the_hint(committed: GitRepo, fmt: str):
+    committed.manifest(description="Fix the typo in a.py.")
+    committed.write("other/b.py", "stray\n")
+    code, out = run_cli(["--repo", str(committed.root), "--manifest", str(committed.manifest_path), "--skip-test",
+                         "--no-log", "--format", fmt])
+    assert code == 1
+    assert "Fix the typo in a.py." in out
+    assert "git restore --staged --worktree --source=HEAD -- other/b.py" in out

@@ -35,6 +35,8 @@ def _annotation(v: Violation, kind: str) -> str:
 
 def _verdict(result: Result) -> str:
     facts = [f"{label}: {value}" for label, value in binding_facts(result)]
+    if result.description:
+        facts.insert(0, f"description: {result.description}")
     return command("notice", "\n".join([verdict_line(result), *facts]), {"title": "score-diff verdict"})
 
 
