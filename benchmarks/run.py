@@ -113,6 +113,7 @@ class Tools(NamedTuple):
     git: str
     score_diff: str
     python: str  # the interpreter score-diff runs on, for the start-up floor
+    baseline: str | None = None  # another build's score-diff script, timed in the same rounds
 
 
 def find_tools() -> Tools:
@@ -181,6 +182,10 @@ def commands(
         Command("naive", naive(generated.manifest)),
         Command("score-diff", score_diff(generated.manifest)),
     ]
+    if tools.baseline is not None:  # before/after in one run: the same rounds, the same load
+        argv = [tools.baseline, "--skip-test", "--manifest", str(generated.manifest), "--repo", repo]
+        chosen.append(Command("baseline score-diff",
+                              lambda memory: must_succeed("baseline", execute(argv, env, memory=memory), "PASS")))
     if literal:
         chosen += [
             Command("naive, literal allowlist", naive(generated.literal_manifest)),
@@ -367,6 +372,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-literal", action="store_true", help="skip the literal-allowlist variants")
     parser.add_argument("--profile", action="store_true", help="profile score-diff once instead of timing")
     parser.add_argument("--json", type=Path, help="also write every sample to this file")
+    parser.add_argument("--baseline", type=Path, metavar="SCRIPT",
+                        help="another build's score-diff console script, timed in the same rounds (before/after)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -392,6 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_benchmark(args: argparse.Namespace, sizes: list[str], env: dict[str, str]) -> int:
     tools = find_tools()
+    if args.baseline is not None:
+        tools = tools._replace(baseline=str(args.baseline.resolve()))
     header = machine(tools)
     results = {}
     for size in sizes:

@@ -133,8 +133,6 @@ def _test_outcome(
     repo: Repository, opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation],
     environ: Mapping[str, str],
 ) -> TestOutcome:
-    from .testrun.session import run_required
-
     argv = manifest.required_test
     if violations and not manifest.always_run_test:
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
@@ -155,6 +153,8 @@ def _test_outcome(
                            "commit to run the test there, or pass --skip-test")
     # Range mode scores commits, which nothing the test does can change; in worktree mode the
     # commit is still to be made, from the index the test could rewrite.
+    from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
+
     return run_required(repo, manifest, environ, watch_tree=ins.mode == "worktree", progress=opts.progress)
 
 
