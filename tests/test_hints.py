@@ -395,3 +395,22 @@ def test_every_format_shows_the_description_and_the_hint(committed: GitRepo, fmt
     assert code == 1
     assert "Fix the typo in a.py." in out
     assert "git restore --staged --worktree --source=HEAD -- other/b.py" in out
+
+
+def test_a_session_start_is_never_blocked_even_without_a_readable_fence(committed: GitRepo):
+    from test_guard import run_guard
+
+    committed.manifest_path.write_text("{not json", encoding="utf-8")
+    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "SessionStart"}
+    argv = ["--agent", "claude", "--manifest", str(committed.manifest_path), "--no-log"]
+    assert run_guard(argv, json.dumps(payload).encode()) == (0, "", "")
+
+
+def test_guard_install_adds_the_session_start_hook_for_claude(committed: GitRepo):
+    import io
+
+    from scorer import main as cli
+
+    assert cli.main(["guard", "install", "--agent", "claude"], stdout=io.StringIO(), cwd=str(committed.root)) == 0
+    data = json.loads((committed.root / ".claude/settings.json").read_text())
+    assert data["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "score-diff guard --agent claude"}]}]

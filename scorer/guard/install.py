@@ -4,7 +4,8 @@ The file is merged, never replaced: the user's own hooks stay, and the guard's e
 added once (a second install changes nothing).
 
 - Claude Code: `.claude/settings.json`, `hooks.PreToolUse` with matcher `*` (every tool,
-  so unknown tools are asked about) and `hooks.UserPromptSubmit` (the turn boundary)
+  so unknown tools are asked about), `hooks.UserPromptSubmit` (the turn boundary) and
+  `hooks.SessionStart` (the fence handed to the agent as context, docs/agent-feedback.md)
   (https://code.claude.com/docs/en/hooks, "Configuration", "Hook locations").
 - Codex: `.codex/hooks.json`, the same `{"hooks": {EVENT: [{matcher, hooks: [{type:
   "command", command}]}]}}` shape, read from the project's config folder
@@ -39,7 +40,7 @@ CONFIG_FILES = {
 }
 # (the tool-call event, the new-turn event) in each agent's configuration
 EVENTS = {
-    CLAUDE: ("PreToolUse", "UserPromptSubmit"),
+    CLAUDE: ("PreToolUse", "UserPromptSubmit", "SessionStart"),  # SessionStart: the fence, as context
     CODEX: ("PreToolUse", "UserPromptSubmit"),
     GEMINI: ("BeforeTool", "BeforeAgent"),
     COPILOT: ("preToolUse", "userPromptSubmitted"),

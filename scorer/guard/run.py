@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, Fence, TurnView, refuse
-from .payload import PROMPT, PayloadError, ToolCall, normalise, parse_json
+from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, normalise, parse_json
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -125,8 +125,11 @@ def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: Fence
     if shadow and decision.code != "ok":
         told = told._replace(reason=f"shadow mode: allowed; would have answered {decision.action}")
     answer = render(told, opts.agent, call.event if call else "PreToolUse")
-    if call is not None and loaded is not None and call.event == SESSION_START and told.action == ALLOW:
-        answer = session_start(loaded, opts.agent) or answer
+    if call is not None and call.event == SESSION_START and opts.agent == CLAUDE:
+        # Nothing is written at session start, so nothing is blocked: the fence, or (when it cannot
+        # be read) nothing; the tool calls that follow are still decided, and refused, as ever.
+        given = session_start(loaded, opts.agent) if loaded is not None and told.action == ALLOW else None
+        answer = given or Answer("", "", 0, {})
     return Outcome(decision, answer, call, loaded, shadow, git_dir)
 
 
@@ -140,7 +143,6 @@ def session_start(loaded: Loaded, agent: str) -> Answer | None:
     import json
 
     from ..report.fence import fence_facts, render_markdown
-    from .payload import CLAUDE
 
     if agent != CLAUDE:
         return None
