@@ -159,11 +159,12 @@ Hint = Callable[[Violation, Scene], tuple[str, str]]
 
 
 def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
-    job = scene.manifest.description if scene.manifest and scene.manifest.description else "what the job asks"
+    what = scene.manifest.description if scene.manifest else ""
+    job = f" ({what})" if what else ""
     if scene.mode == RANGE:
-        return (f"commit the change the job asks for on this branch ({job}); the commits after the base "
+        return (f"commit the change the job asks for on this branch{job}; the commits after the base "
                 "change nothing yet", "")
-    return (f"make the change the job asks for ({job}). If you already committed it, score the commits "
+    return (f"make the change the job asks for{job}. If you already committed it, score the commits "
             "instead: committed work is scored with `score-diff --base <the branch you started from>` "
             "(for example `score-diff --base main`)", "")
 
