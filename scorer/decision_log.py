@@ -1,5 +1,8 @@
 """SQLite decision log: one row per scoring, read back newest first, exported redacted.
 
+Long because the log's schema, its in-place migrations, reading and the scrubbed export share
+the column list and must change together.
+
 Writing the log is best effort: `record` never raises, because a log that cannot be
 written must never change a verdict. Every text stored is passed through
 `redaction.redact` first; `export` additionally hides home directories, e-mail and

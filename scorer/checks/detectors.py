@@ -1,5 +1,8 @@
 """Detectors for secrets and risky shell patterns in added lines, plus redaction.
 
+Long because it is one table: every detector with the provider format it cites sits here,
+so a reviewer reads the whole set in one place.
+
 Each detector is one regex run over the whole added text at C speed. Patterns start
 with a literal (`AKIA`, `ghp_`, `curl`, `>`) so `re` can skip ahead quickly; the
 word-boundary check sits in a lookbehind *after* the literal, because a leading

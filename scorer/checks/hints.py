@@ -1,5 +1,7 @@
 """What to do next about each violation: a `hint` for the agent, a `fix` for the manifest's author.
 
+Long because it is one table, a hint per violation code: the agent-facing wording in one place.
+
 The one place both are written. A FAIL and a guard denial are read by the agent as its tool
 result, so a hint is an instruction it can follow at once: imperative, with the exact command
 for this path in this state (untracked, added, renamed, worktree or --base mode). A hint never

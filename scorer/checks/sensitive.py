@@ -1,5 +1,7 @@
 """Blast-radius paths: the built-in table of sensitive paths and `classify`.
 
+Long because the table is long: every category with its patterns and the reason it is sensitive.
+
 Pure logic: paths in, a `SensitiveHit` (or None) out. Matching works on path
 segments, case-insensitively, after `\\` is turned into `/`. Pattern forms in
 `SensitiveRule.patterns` (see docs/blast-radius.md, "The built-in table"):

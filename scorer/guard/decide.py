@@ -1,5 +1,7 @@
 """One decision per tool call, with the diff gate's own matchers and content checks.
 
+Long because it is the whole decision: paths, content, shell, sensitive paths and the refusal text.
+
 Every path a call would write is checked as `checks.check_paths` checks a changed path
 (`Job.allowed`, `Job.forbidden`), the manifest cannot be edited (`manifest-changed`),
 sensitive paths follow the blast-radius rule (`sensitive.classify`, named exactly in

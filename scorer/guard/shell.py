@@ -1,5 +1,8 @@
 """What a shell command would write, read from a real bash parse (tree-sitter-bash).
 
+Long because it is one walk of the parse tree: each write shape (redirection, tee, sed -i, cp,
+rm, git restore, heredocs, `bash -c`) is one small function beside the others.
+
 tree-sitter was chosen over bashlex because it is imported in ~30 ms and parses a command
 in ~0.1 ms (bashlex: ~150 ms to import), and every tool call pays for it. This module is
 imported only for shell tools.
