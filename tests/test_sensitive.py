@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scorer.checks.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, classify, normalize_path
+from scorer.checks.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, classify, clean_path
 
 FLAGGED = [
     # gate-config
@@ -237,7 +237,7 @@ def test_windows_separators_and_prefixes(path: str, category: str) -> None:
     ],
 )
 def test_normalize_path(raw: str, expected: str) -> None:
-    assert normalize_path(raw) == expected
+    assert clean_path(raw) == expected
 
 
 def test_first_matching_category_reports() -> None:

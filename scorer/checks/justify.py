@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..manifest.globs import is_glob
 from ..model import ChangedPath, Justification, Violation
-from .sensitive import SensitiveHit, normalize_path
+from .sensitive import SensitiveHit, clean_path
 
 _KEY = re.compile(r"^\s*(blast[-_ ]?radius|justification|rollback)\s*:(.*)$", re.IGNORECASE)
 # Everything below git's scissors line (`git commit -v`) is the diff, not the message.
@@ -83,7 +83,7 @@ def _parse_message(message: str, source: str) -> list[Claim]:
             last_key = None
             continue
         if key.startswith("blast"):
-            path = normalize_path(_unquote(value))
+            path = clean_path(_unquote(value))
             if not path:
                 last_key = None
                 continue
@@ -147,7 +147,7 @@ def resolve_evidence(evidence: str, line_count: Callable[[str], int | None]) -> 
     parts = unix.split("/")
     if unix.startswith("/") or _DRIVE.match(unix) or ".." in parts or ".git" in map(str.lower, parts):
         return f"evidence file {file!r} is not a repo-relative path inside the repository"
-    path, number = normalize_path(unix), int(line)
+    path, number = clean_path(unix), int(line)
     count = line_count(path)
     if count is None:
         return f"evidence file {path!r} does not exist in the scored tree"
@@ -210,7 +210,7 @@ def _check_path(
     if violations or claim is None or claim.evidence is None:
         return violations, None
     file, _, line = claim.evidence.rpartition(":")
-    evidence = f"{normalize_path(file)}:{int(line)}"
+    evidence = f"{clean_path(file)}:{int(line)}"
     return [], Justification(path, evidence, claim.reason, claim.rollback)
 
 
@@ -225,13 +225,13 @@ def evaluate(
     """Apply the blast-radius rule to every side of every changed path."""
     # An entry with glob metacharacters is a glob whatever it spells: a file literally named
     # `.github/workflows/*.yml` is matched by it, never named by it.
-    listed = {p for p in map(normalize_path, allowed_paths) if not is_glob(p)}
+    listed = {p for p in map(clean_path, allowed_paths) if not is_glob(p)}
     by_path = {c.path: c for c in claims}
     violations: list[Violation] = []
     accepted: list[Justification] = []
     seen: set[str] = set()
     for change in changed:
-        for path in map(normalize_path, change.paths):
+        for path in map(clean_path, change.paths):
             hit = None if path in seen else is_sensitive(path)
             if hit is None:
                 continue

@@ -198,8 +198,9 @@ CATEGORIES: frozenset[str] = frozenset(rule.category for rule in SENSITIVE)
 _TOKEN_SPLIT = re.compile(r"[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
-def normalize_path(path: str) -> str:
-    """Repo-relative, `/`-separated, without leading `./` or `/` or empty segments."""
+def clean_path(path: str) -> str:
+    """Repo-relative, `/`-separated, without leading `./` or `/` or empty segments. Unlike
+    `globs.normalise_path` it keeps `..`: a path a person wrote is compared as written."""
     parts = path.replace("\\", "/").split("/")
     return "/".join(p for p in parts if p not in ("", "."))
 
@@ -358,13 +359,13 @@ def classify(
     unknown = exempt - CATEGORIES
     if unknown:
         raise ValueError(f"unknown sensitive category: {', '.join(sorted(unknown))}")
-    norm = normalize_path(path)
+    norm = clean_path(path)
     if not norm:
         return None
     # Windows drops trailing dots and spaces, so `Makefile.` there is `Makefile`.
     cased = [s.rstrip(". ") or s for s in norm.split("/")]
     segments = [s.lower() for s in cased]
-    if GATE_CONFIG not in exempt and manifest_path and normalize_path(manifest_path).lower() == norm.lower():
+    if GATE_CONFIG not in exempt and manifest_path and clean_path(manifest_path).lower() == norm.lower():
         return SensitiveHit(GATE_CONFIG, "the job manifest itself", manifest_path)
     for i in sorted(_index().candidates(segments, cased)):
         rule = SENSITIVE[i]
