@@ -158,6 +158,9 @@ class Repository:
             )
         except OSError as exc:
             raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
+        # A 64 KiB pipe stops git as soon as it is full; started calls are collected only after the
+        # manifest is validated, so without room git would wait for Python instead of working beside it.
+        _grow_pipe(proc.stdout)
         self._live.append(proc)
         return proc
 
@@ -180,7 +183,6 @@ class Repository:
         """
         stdout, stderr = proc.stdout, proc.stderr
         assert stdout is not None and stderr is not None
-        _grow_pipe(stdout)
         chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         errors: list[bytes] = []
         broken: list[BaseException] = []
