@@ -167,7 +167,7 @@ OTHER_TOOLS_FLAGS = {
     "--no-verify", "--no-ext-diff", "--no-textconv", "--text", "--verbose", "--numstat", "--raw",
     "--exclude-per-directory", "--pathspec-from-file", "--no-index", "--keep", "--profile",
     "--runs", "--seed", "--cache-dir", "--no-literal", "--json", "--size", "--files", "--changed",
-    "--untracked", "--dest", "--calls",
+    "--untracked", "--dest", "--calls", "--baseline",
     "--junitxml", "--junit-xml", "--lf", "--sw", "--nf",  # pytest's, in docs/required-test.md
 }
 
