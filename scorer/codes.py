@@ -28,7 +28,7 @@ CODES: dict[str, Code] = {
         "Source encoding not readable as Python reads it",
         "Python source declares an encoding (PEP 263 cookie) the scorer cannot decode the way Python would.",
     ),
-    "binary-file": Code("Binary file changed", "A binary file changed and allow_binary is false."),
+    "binary-file": Code("Binary file changed", "A binary file (or an LFS pointer) changed and allow_binary is false."),
     "symlink": Code(
         "Symlink changed", "A symlink changed and allow_symlinks is false, or it points outside the repository."
     ),
@@ -36,7 +36,8 @@ CODES: dict[str, Code] = {
     "unmerged": Code("Unmerged path", "The index has unresolved merge conflicts."),
     "hidden-change": Code(
         "Change hidden from git",
-        "Index flags, attributes or configuration would hide a change from git diff.",
+        "Index flags, attributes or configuration would hide a change from git diff, a file cannot be read, or "
+        "the staged blob is not the working-tree file.",
     ),
     "manifest-changed": Code("Manifest changed by the job", "The job edited its own manifest."),
     "manifest-invalid": Code("Manifest invalid", "The manifest is missing, unreadable or fails its schema.", True),

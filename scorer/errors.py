@@ -31,3 +31,7 @@ class UsageError(ScoreDiffError):
     """The command line does not say what to do."""
 
     code = "usage"
+
+
+class UnreadableFile(GitError):
+    """A working-tree file the verdict depends on exists but cannot be read: unreadable is not absent."""

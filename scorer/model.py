@@ -56,6 +56,7 @@ class ChangedPath(NamedTuple):
     size: int | None = None
     untracked: bool = False
     symlink_target: str | None = None
+    content_filter: str | None = None  # the `filter` attribute's driver: a checkout replaces this content
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -69,11 +70,20 @@ class ChangedPath(NamedTuple):
         return max((h.size for h in self.hunks), default=0)
 
 
+CONTEXT = 256  # characters of its line a match keeps on each side: the detectors' judges look back 80
+
+
 class AddedMatch(NamedTuple):
+    """One match in the added lines: where it is, what it matched, and its line around it.
+
+    `context` is the match's line cut to CONTEXT characters on either side of the match, never
+    the whole line: 60 KB of `eval(` on one line would otherwise copy the line 12,000 times.
+    """
+
     path: str
     line: int
     match: str
-    line_text: str
+    context: str
 
 
 class AddedText(NamedTuple):
@@ -95,24 +105,34 @@ class AddedText(NamedTuple):
         still count the newlines of `text`).
         """
         text, starts = self.text, self.starts
+        subject = text if view is None else view
         block, pos, line, path = -1, 0, 0, ""
-        for m in pattern.finditer(text if view is None else view):
+        begin, end = 0, -1  # of the subject line that holds the last match
+        for m in pattern.finditer(subject):
             at = m.start()
             i = bisect.bisect_right(starts, at) - 1
             if i != block:  # count newlines only since the last match: linear in the text
                 block, pos = i, starts[i]
                 path, line = self.locations[i]
+                begin = pos  # a block starts a line
             line += text.count("\n", pos, at)
+            # The line's bounds are looked for only since the last match and once per line, so
+            # many matches on one long line cost no more than the line itself.
+            begin = max(begin, subject.rfind("\n", pos, at) + 1)
+            if at >= end:
+                end = subject.find("\n", at)
+                end = len(subject) if end < 0 else end
             pos = at
-            begin = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            yield AddedMatch(path, line, m.group(0), text[begin : end if end >= 0 else None])
+            context = subject[max(begin, at - CONTEXT) : min(end, m.end() + CONTEXT)]
+            yield AddedMatch(path, line, m.group(0), context)
 
 
 class Hidden(NamedTuple):
     """Something git would not show, found by the inspector: `kind` names what, `detail` adds to it."""
 
-    kind: str  # unmerged, index-flag, unreadable, staged-only, ignored-gitignore, filter-driver
+    # unmerged, index-flag, unreadable, staged-only, stat-cache, sectionless, attribute,
+    # ignored-gitignore, filter-driver
+    kind: str
     path: str | None
     detail: str = ""
 

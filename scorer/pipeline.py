@@ -187,6 +187,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     """Read the manifest and ask git what changed; content checks run while git streams."""
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
+    from .manifest.pin import PIN_SUFFIX
 
     base_sha = repo.resolve(opts.base) if opts.base is not None else None
     path, rel, job_name = _manifest_for(repo, opts, environ, base_sha)
@@ -204,15 +205,17 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
-        pending = changes.start_worktree(repo)  # git runs while the manifest is validated
+        # git runs while the manifest is validated; a manifest or pin read from disk must be what git records
+        pending = changes.start_worktree(repo, (rel, rel + PIN_SUFFIX) if rel else ())
         head = repo.head()
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's.
+        reads: dict[str, bytes] = {}
         fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=head,
-                              chosen_by_env=by_env)
+                              chosen_by_env=by_env, reads=reads)
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
-        ins = pending(partial(_check_content, job, content, seen))
+        ins = pending(partial(_check_content, job, content, seen), reads)
         if ins.head != head:
             raise GitError("HEAD moved while the change was being scored; score again")
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once

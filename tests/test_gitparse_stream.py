@@ -12,7 +12,7 @@ from conftest import GitRepo
 
 from scorer.errors import GitError
 from scorer.inspection import gitparse
-from scorer.inspection.git import DIFF_ARGS
+from scorer.inspection.git import DIFF_ARGS, PINNED_ARGS
 
 
 @pytest.fixture
@@ -29,8 +29,8 @@ def diff_bytes(committed: GitRepo) -> bytes:
     committed.git("mv", "allowed/moved.py", "allowed/renamed.py")
     committed.write("allowed/a\nnewline.py", "x\n")
     committed.git("add", "-A")
-    return subprocess.run(["git", "diff", "--cached", *DIFF_ARGS], cwd=committed.root, capture_output=True,
-                          check=True).stdout
+    return subprocess.run(["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root,
+                          capture_output=True, check=True).stdout
 
 
 def _summary(parts):
@@ -56,8 +56,54 @@ def test_no_output_means_no_changes():
     assert _summary(gitparse.stream_diff([]))[0] == []
 
 
-def test_a_patch_missing_sections_fails_closed(diff_bytes, monkeypatch):
-    cut = diff_bytes.rindex(b"\ndiff --git ") + 1
+def _without_section(diff: bytes, header: bytes) -> bytes:
+    start = diff.index(b"\0diff --git ") + 1  # the patch starts after the raw records' NUL
+    at = diff.index(header, start)
+    end = diff.find(b"\ndiff --git ", at)
+    return diff[:at] + (diff[end + 1 :] if end >= 0 else b"")
+
+
+@pytest.mark.parametrize("size", [1, 100_000])
+@pytest.mark.parametrize("header", [b'diff --git "a/allowed/a\\nnewline.py"', b"diff --git a/allowed/kind.py",
+                                    b"diff --git a/allowed/moved.py"], ids=["added", "typechange", "renamed"])
+def test_a_patch_missing_sections_fails_closed(diff_bytes, monkeypatch, header, size):
     monkeypatch.setattr(gitparse, "_BATCH", 1)
+    cut = _without_section(diff_bytes, header)
     with pytest.raises(GitError):
-        list(gitparse.stream_diff([diff_bytes[:cut]]))
+        list(gitparse.stream_diff([cut[i : i + size] for i in range(0, len(cut), size)]))
+
+
+@pytest.mark.parametrize("size", [1, 100_000])
+@pytest.mark.parametrize("path", ["allowed/naïve café.py", "other/bin.dat"])
+def test_a_modification_without_a_section_is_matched_by_its_absence(diff_bytes, monkeypatch, path, size):
+    """git lists a change but writes no section when both sides read the same (a working-tree file that
+    is not the blob its index entry claims): the others keep their own sections, and it is named."""
+    monkeypatch.setattr(gitparse, "_BATCH", 1)
+    cut = _without_section(diff_bytes, b"diff --git a/" + path.encode())
+    parts = list(gitparse.stream_diff([cut[i : i + size] for i in range(0, len(cut), size)]))
+    missing = [p for part in parts for p in gitparse.sectionless(part)]
+    assert missing == [path]
+    whole = _summary([gitparse.parse_diff(diff_bytes)])[0]
+    kept = [c for c in _summary(parts)[0] if c.path not in missing]
+    assert kept == [c for c in whole if c.path not in missing]
+
+
+def test_one_huge_section_is_searched_once_not_once_per_chunk(committed: GitRepo, monkeypatch):
+    """Counted, not timed: a section that is still being written is not searched again from its start
+    with every chunk that arrives (8 MB in 64 KB chunks was 128 scans of up to 8 MB)."""
+    committed.write("allowed/big.py", "x = 1\n" * 1_400_000)
+    committed.git("add", "-A")
+    diff = subprocess.run(["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root,
+                          capture_output=True, check=True).stdout
+    searched = [0]
+    real = gitparse._finds
+
+    def counting(data, needle, start):
+        searched[0] += len(data) - start
+        return real(data, needle, start)
+
+    monkeypatch.setattr(gitparse, "_finds", counting)
+    chunks = [diff[i : i + 65536] for i in range(0, len(diff), 65536)]
+    parts = list(gitparse.stream_diff(chunks))
+    assert sum(len(p.entries) for p in parts) == 1
+    assert searched[0] <= len(diff) + 12 * len(chunks)

@@ -6,26 +6,51 @@ They run on each batch of added lines while git is still streaming the diff.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from itertools import accumulate
 
-from ..model import AddedText, Violation
+from ..model import AddedMatch, AddedText, Violation
 from .job import Job
+
+MAX_LISTED = 100  # lines listed per pattern and batch: a flood of hits is a FAIL long before it is read
 
 
 def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
     """Forbidden substrings and patterns in added lines (and all lines of new files): never in
-    content the job did not add. Run on each batch of lines as git streams them."""
+    content the job did not add. Run on each batch of lines as git streams them.
+
+    One violation per line (and substring), at most MAX_LISTED per pattern: the scan stops
+    there, so a line of 12,000 hits or a million hit lines costs a listing, not a copy per hit.
+    """
     found = []
     read = as_read(added)
     for label, pattern in job.tokens:
-        hits = list(added.search(pattern))
-        if read is not None:  # lines only the languages' reading shows
-            seen = {(h.path, h.line) for h in hits}
-            hits += [h for h in read[0].search(pattern, read[1]) if (h.path, h.line) not in seen]
-        for hit in hits:
-            what = f"forbidden substring {hit.match!r}" if label == "substring" else f"forbidden {label}"
-            found.append(Violation("forbidden-token", f"added line contains {what}", hit.path, hit.line))
+        listed: dict[tuple[str, int, str], None] = {}  # insertion-ordered, at most MAX_LISTED
+        more = _list_lines(added.search(pattern), listed, label)
+        if more is None and read is not None:  # lines only the languages' reading shows
+            more = _list_lines(read[0].search(pattern, read[1]), listed, label)
+        for path, line, match in listed:
+            found.append(Violation("forbidden-token", f"added line contains {_what(label, match)}", path, line))
+        if more is not None:
+            found.append(Violation("forbidden-token", f"more than {MAX_LISTED} added lines contain "
+                                   f"{_what(label, more.match)}; the rest are not listed", more.path, more.line))
     return found
+
+
+def _what(label: str, match: str) -> str:
+    return f"forbidden substring {match!r}" if label == "substring" else f"forbidden {label}"
+
+
+def _list_lines(hits: Iterator[AddedMatch], listed: dict[tuple[str, int, str], None], label: str) -> AddedMatch | None:
+    """Add each hit's line to `listed`; the first hit that finds it full, or None if it never filled."""
+    for hit in hits:
+        key = (hit.path, hit.line, hit.match if label == "substring" else "")
+        if key in listed:
+            continue
+        if len(listed) == MAX_LISTED:
+            return hit
+        listed[key] = None
+    return None
 
 
 _LINE_ENDS = str.maketrans(dict.fromkeys("\r\x85\u2028\u2029", "\n"))

@@ -453,8 +453,8 @@ def _check(detector: Detector, found: AddedMatch, allowed: frozenset[str]) -> tu
 
 def _in_context(detector: Detector, found: AddedMatch) -> re.Match[str] | None:
     """The detector's match again, within its line where it fits there (judges may look back)."""
-    at = found.line_text.find(found.match)
-    m = detector.rematch(found.line_text, at) if at >= 0 else None
+    at = found.context.find(found.match)
+    m = detector.rematch(found.context, at) if at >= 0 else None
     return m if m is not None and m.group(0) == found.match else detector.rematch(found.match)
 
 

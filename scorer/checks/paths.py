@@ -92,8 +92,7 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
         if c.status == model.DELETED:
             continue
         if c.binary and not m.allow_binary:
-            found.append(Violation("binary-file", "binary content cannot be checked for tokens; "
-                                   "set allow_binary to accept it", c.path))
+            found.append(Violation("binary-file", _binary_message(c), c.path))
         if c.symlink and c.new_mode in (None, "120000"):
             target = c.symlink_target
             if not target:  # unread is not harmless: it could point anywhere
@@ -106,6 +105,17 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
             found.append(Violation("submodule", "submodule or nested repository changed; "
                                    "set allow_submodules to accept it", c.path))
     return found
+
+
+def _binary_message(c: ChangedPath) -> str:
+    if c.content_filter == "lfs":
+        return ("an LFS pointer (filter=lfs): every checkout replaces it with the object it names, content "
+                "git does not hold and nothing here checked; set allow_binary to accept it")
+    if c.content_filter:
+        return (f"an LFS pointer (filter={c.content_filter}, a git-lfs driver): every checkout replaces it with "
+                "the object it names, content git does not hold and nothing here checked; set allow_binary to "
+                "accept it")
+    return "binary content cannot be checked for tokens; set allow_binary to accept it"
 
 
 def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:

@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
-from typing import Any
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, NamedTuple, Protocol
 
 from .. import model
 from ..model import AddedText, ChangedPath, Hidden, Hunk, Inspection
-from . import files, gitparse, hidden
+from . import evidence, files, gitparse, hidden
 from .git import Repository
 
 Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
+
+
+class Finish(Protocol):
+    def __call__(self, watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection: ...
 
 
 def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection:
@@ -24,13 +31,17 @@ def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection
     return start_worktree(repo)(watch)
 
 
-def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
+def start_worktree(repo: Repository, fence: Sequence[str] = ()) -> Finish:
     """Start the git calls now; the returned function collects them into an Inspection.
 
     git works while the caller imports and validates the manifest. `watch`, if given,
     sees every added line exactly once, a batch at a time, while git is still writing.
+    `fence` names the files the caller will read from the working tree to judge the change
+    (the manifest and its pin); `reads` hands finish() the bytes it read, which must be
+    what git records for them.
     """
     root = repo.work_tree  # a bare repository has no working tree to score
+    fence_index = repo.start_index_entries(fence) if fence else None
     head = repo.head()
     old = head or repo.empty_tree()
     diff = repo.start_diff(old)
@@ -42,27 +53,91 @@ def start_worktree(repo: Repository) -> Callable[[Watch | None], Inspection]:
     filters = repo.start_filter_config()
     branch = repo.branch()
 
-    def finish(watch: Watch | None = None) -> Inspection:
+    def finish(watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection:
+        # The attributes of what the listing and status name are looked up while the diff streams.
+        early = _Background(partial(_listed, repo, listing, index_state))
         pieces, digest = gitparse.Pieces(), hashlib.sha256()
-        found, _ = _changes(repo, diff, old, None, pieces, digest, watch)
-        changes = [_with_worktree_facts(root, c) for c in found]
-        untracked, flagged = gitparse.parse_ls_files_v(repo.finish(listing))
+        try:
+            found, _, sectionless = _changes(repo, diff, old, None, pieces, digest, watch)
+        except BaseException:
+            early.settle()  # its git calls end before the caller's cleanup stops the rest
+            raise
+        listed = early.result()
         unreadable: list[Hidden] = []
-        changes += [_untracked(root, p, pieces, digest, unreadable) for p in untracked]
-        anomalies = hidden.by_index_flags(repo, flagged) + unreadable
-        unmerged = {path for tag, path in flagged if tag == "M"}
-        anomalies += hidden.staged_only(gitparse.partially_staged(repo.finish(index_state)), unmerged)
+        with files.Walker(root) as walk:  # one walk shares its directory descriptors
+            changes = [_with_worktree_facts(walk, c) for c in found]
+            changes += [_untracked(walk, p, pieces, digest, unreadable) for p in listed.untracked]
+        anomalies = hidden.by_index_flags(repo, listed.flagged) + unreadable
+        unmerged = {path for tag, path in listed.flagged if tag == "M"}
+        drivers = evidence.filter_drivers(repo.finish(filters, ok=(0, 1)))
+        staged = listed.staged
+        proof = evidence.gather(repo, staged, _content_paths(changes), drivers, listed.attrs, listed.on_disk)
+        partly = set(gitparse.partially_staged(listed.status)) - unmerged - set(proof.restage)
+        anomalies += hidden.staged_only(sorted(partly), unmerged) + proof.anomalies
+        anomalies += [Hidden("sectionless", p) for p in sectionless if p not in proof.restage]
         anomalies += hidden.ignored_gitignores(root, gitparse.split_z(repo.finish(ignored)))
-        anomalies += hidden.filter_drivers(repo.finish(filters, ok=(0, 1)))
+        anomalies += evidence.untrusted_drivers(drivers)
+        if fence_index is not None:
+            shown = {p for c in changes for p in c.paths}
+            anomalies += evidence.fence_reads(repo, reads or {}, repo.finish_index_entries(fence_index), shown)
+        # What `git commit` records for those: the staged version, scored as well.
+        restage = [s for s in staged if s.path in (partly | set(proof.restage)) - unmerged]
+        if restage:
+            known = {c.path for c in changes}
+            changes += [c for c in _staged_versions(repo, old, restage, pieces, digest) if c.path not in known]
         if watch is not None:
-            watch(pieces.take_new())  # the untracked files
+            watch(pieces.take_new())  # the untracked files and the staged versions
         return Inspection(
             mode="worktree", repo_root=root, head=head, branch=branch,
-            changed=tuple(changes), added=pieces.build(), anomalies=tuple(anomalies),
-            change_digest=digest.hexdigest(),
+            changed=tuple(_opaque(changes, proof.filters)), added=pieces.build(),
+            anomalies=tuple(anomalies), change_digest=digest.hexdigest(),
         )
 
     return finish
+
+
+class _Listed(NamedTuple):
+    untracked: list[str]
+    flagged: list[tuple[str, str]]
+    status: bytes
+    staged: list[gitparse.Staged]
+    attrs: evidence.Attributes  # of the paths status and the listing name
+    on_disk: evidence.OnDisk  # what the working tree holds at each staged path
+
+
+def _listed(repo: Repository, listing: Any, index_state: Any) -> _Listed:
+    """The listing and status, and the evidence they call for, while Python waits for the diff."""
+    untracked, flagged = gitparse.parse_ls_files_v(repo.finish(listing))
+    status = repo.finish(index_state)
+    named = sorted(set(gitparse.status_paths(status)) | {p for p in untracked if not p.endswith("/")})
+    staged = gitparse.staged(status)
+    attrs = evidence.Attributes.of(repo, named)
+    return _Listed(untracked, flagged, status, staged, attrs, evidence.on_disk(repo, staged))
+
+
+class _Background:
+    """`work` run in a thread (its git calls release the GIL), so it overlaps the diff's parsing."""
+
+    def __init__(self, work: Callable[[], _Listed]) -> None:
+        self._box: list[tuple[bool, Any]] = []
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], _Listed]) -> None:
+        try:
+            self._box.append((True, work()))
+        except BaseException as exc:  # handed to whoever asks for the result
+            self._box.append((False, exc))
+
+    def settle(self) -> None:
+        self._thread.join()
+
+    def result(self) -> _Listed:
+        self._thread.join()
+        ok, value = self._box[0]
+        if not ok:
+            raise value
+        return value
 
 
 def inspect_range(
@@ -72,26 +147,36 @@ def inspect_range(
     head_sha = repo.resolve(head or "HEAD")
     base_sha = repo.merge_base(repo.resolve(base), head_sha)
     pieces, digest = gitparse.Pieces(), hashlib.sha256()
-    changes, entries = _changes(repo, repo.start_diff(base_sha, head_sha), base_sha, head_sha, pieces, digest, watch)
+    changes, entries, sectionless = _changes(repo, repo.start_diff(base_sha, head_sha), base_sha, head_sha,
+                                             pieces, digest, watch)
     changes = _with_link_targets(repo, changes, entries)
     if need_sizes:
         changes = _with_blob_sizes(repo, changes, entries)
+    # The head's own .gitattributes decide what a checkout of it makes of each blob.
+    paths = _content_paths(changes)
+    filters = evidence.lfs_tracked(repo.check_attr(paths, ("filter",), tree=head_sha), {})
     return Inspection(
         mode="range", repo_root=repo.root, head=head_sha, base=base_sha, branch=repo.branch(),
-        changed=tuple(changes), added=pieces.build(), change_digest=digest.hexdigest(),
+        changed=tuple(_opaque(changes, filters)), added=pieces.build(), change_digest=digest.hexdigest(),
+        anomalies=tuple(Hidden("sectionless", p) for p in sectionless),
     )
 
 
 def _changes(
     repo: Repository, diff: Any, old: str, new: str | None, pieces: gitparse.Pieces, digest: Any,
-    watch: Watch | None = None,
-) -> tuple[list[ChangedPath], list[gitparse.RawEntry]]:
-    """Parse the started diff as it streams; then look again at what git called binary."""
+    watch: Watch | None = None, index: str | None = None,
+) -> tuple[list[ChangedPath], list[gitparse.RawEntry], list[str]]:
+    """Parse the started diff as it streams; then look again at what git called binary.
+
+    Also returns the paths git listed without a patch section (both sides read the same).
+    """
     changes: list[ChangedPath] = []
     entries: list[gitparse.RawEntry] = []
+    sectionless: list[str] = []
     for part in gitparse.stream_diff(repo.stream(diff, digest.update)):
         changes += gitparse.to_changes(part, pieces)
         entries += part.entries
+        sectionless += gitparse.sectionless(part)
         if watch is not None:
             watch(pieces.take_new())
     suspect = [i for i, (e, c) in enumerate(zip(entries, changes, strict=False)) if c.binary and _plain_file(e)]
@@ -99,13 +184,43 @@ def _changes(
         # git said "binary": maybe it is, maybe .gitattributes says `-diff` to hide the lines.
         subset = [entries[i] for i in suspect]
         paths = sorted({p for e in subset for p in (e.path, e.old_path) if p})
-        text = gitparse.parse_diff(repo.diff_as_text(old, new, paths))
+        text = gitparse.parse_diff(repo.diff_as_text(old, new, paths, index=index))
         binary_only = gitparse.DiffOutput(subset, "", [(0, 0)] * len(subset), [True] * len(subset))
         for i, change in zip(suspect, gitparse.to_changes(binary_only, pieces, text), strict=False):
             changes[i] = change
         if watch is not None:
             watch(pieces.take_new())
-    return changes, entries
+    return changes, entries, sectionless
+
+
+def _staged_versions(repo: Repository, old: str, staged: list[gitparse.Staged], pieces: gitparse.Pieces,
+                     digest: Any) -> list[ChangedPath]:
+    """The staged blobs of `staged` against `old`, read from the object store.
+
+    `git diff --cached` would read a working-tree file instead of a blob its stat data vouches
+    for; entries written with --index-info into a scratch index have no stat data to trust.
+    """
+    records = b"".join(f"{s.mode} {s.sha}\t".encode() + os.fsencode(s.path) + b"\0" for s in staged)
+    paths = [s.path for s in staged]
+    with tempfile.TemporaryDirectory(prefix="score-diff-staged-") as scratch:
+        index = os.path.join(scratch, "index")
+        repo.run("update-index", "-z", "--index-info", stdin=records, index=index)
+        found, _, _ = _changes(repo, repo.start_diff(old, paths=paths, cached=True, index=index), old, None,
+                               pieces, digest, index=index)
+    return found
+
+
+def _content_paths(changes: list[ChangedPath]) -> list[str]:
+    """The changed paths whose content git stores as a blob of file bytes (not links, not submodules)."""
+    return [c.path for c in changes if c.status != model.DELETED and not c.symlink and not c.submodule]
+
+
+def _opaque(changes: list[ChangedPath], filters: dict[str, str]) -> list[ChangedPath]:
+    """LFS-tracked content is what a checkout makes of the pointer blob: opaque."""
+    if not filters:
+        return changes
+    return [c._replace(binary=True, content_filter=filters[c.path])
+            if c.path in filters and c.status != model.DELETED else c for c in changes]
 
 
 def _plain_file(entry: gitparse.RawEntry) -> bool:
@@ -113,13 +228,13 @@ def _plain_file(entry: gitparse.RawEntry) -> bool:
     return gitparse.SYMLINK_MODE not in modes and gitparse.GITLINK_MODE not in modes
 
 
-def _with_worktree_facts(root: str, change: ChangedPath) -> ChangedPath:
+def _with_worktree_facts(walk: files.Walker, change: ChangedPath) -> ChangedPath:
     if change.status == model.DELETED:
         return change
-    st = files.lstat(os.path.join(root, change.path))
+    st = files.lstat(walk.root, change.path, walk, quick=True)
     if st is None:
         return change
-    target = files.readlink(root, change.path) if change.symlink else None
+    target = files.readlink(walk.root, change.path, walk) if change.symlink else None
     return change._replace(size=st.st_size, symlink_target=target)
 
 
@@ -145,10 +260,11 @@ def _with_blob_sizes(
     return [c._replace(size=sizes.get(s)) for c, s in zip(changes, shas, strict=False)]
 
 
-def _untracked(root: str, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]) -> ChangedPath:
+def _untracked(walk: files.Walker, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]
+               ) -> ChangedPath:
     if path.endswith("/"):  # an untracked nested repository: git lists only its directory
         return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
-    content = files.read_untracked(root, path)
+    content = files.read_untracked(walk.root, path, walk)
     if content.error:
         problems.append(Hidden("unreadable", path, content.error))
     digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())

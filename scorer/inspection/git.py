@@ -1,5 +1,7 @@
 """The one process boundary to git: the only module that starts git and knows its flags.
 
+Long because it is that boundary: every git call score-diff makes, with its flags, is here.
+
 It pins every option that user or repository config could change, builds git's
 environment from the environment it is given (never from os.environ behind the
 caller's back), and turns every git failure into GitError.
@@ -29,6 +31,7 @@ _PINNED = {
     "core.ignoreStat": "false",
     "core.trustctime": "true",  # an edit with mtime restored still changes ctime
     "core.checkStat": "default",
+    "core.ignoreCase": "false",  # true hides an untracked `makefile` beside a tracked `Makefile`
     "diff.noprefix": "false",
     "diff.mnemonicPrefix": "false",
     "diff.relative": "false",
@@ -147,14 +150,21 @@ class Repository:
 
     # -- running git -------------------------------------------------------
     def start(
-        self, *args: str, stdin: bool = False, literal: bool = False, env: Mapping[str, str] | None = None
+        self, *args: str, stdin: bool = False, literal: bool = False, env: Mapping[str, str] | None = None,
+        index: str | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start git without waiting, so several calls and Python's own work overlap."""
+        """Start git without waiting, so several calls and Python's own work overlap.
+
+        `index` names a scratch index of the caller's own instead of the one git commits from.
+        """
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
+        env = self._env if env is None else env
+        if index is not None:
+            env = {**env, "GIT_INDEX_FILE": index}
         try:
             proc = subprocess.Popen(
-                argv, cwd=self.root, env=self._env if env is None else env,
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                argv, cwd=self.root, env=env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             )
         except OSError as exc:
             raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
@@ -216,9 +226,10 @@ class Repository:
 
     def run(
         self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None, index: str | None = None,
     ) -> bytes:
-        return self.finish(self.start(*args, stdin=stdin is not None, literal=literal, env=env), stdin, ok)
+        proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
+        return self.finish(proc, stdin, ok)
 
     # -- refs ----------------------------------------------------------------
     def head(self) -> str | None:
@@ -319,14 +330,21 @@ class Repository:
         return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip() or EMPTY_TREE_SHA1
 
     # -- what changed: each started here, parsed by gitparse, judged by nobody here --
-    def start_diff(self, old: str, new: str | None = None) -> subprocess.Popen[bytes]:
-        """The raw + -U0 patch diff of `old` against `new` (or the working tree)."""
-        return self.start("diff", old, *([new] if new else []), *DIFF_ARGS)
+    def start_diff(self, old: str, new: str | None = None, paths: Sequence[str] | None = None,
+                   cached: bool = False, index: str | None = None) -> subprocess.Popen[bytes]:
+        """The raw + -U0 patch diff of `old` against `new` (or the working tree, or with `cached`
+        the index: what `git commit` records), for every path or only `paths`."""
+        revs = ["--cached", old] if cached else [old, *([new] if new else [])]
+        where = ["--", *paths] if paths is not None else []
+        return self.start("diff", *revs, *DIFF_ARGS, *where, literal=paths is not None, index=index)
 
-    def diff_as_text(self, old: str, new: str | None, paths: Sequence[str]) -> bytes:
-        """The same diff for `paths`, with git's binary guess (and `-diff` attributes) overridden."""
-        revs = [old, *([new] if new else [])]
-        return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True)
+    def diff_as_text(self, old: str, new: str | None, paths: Sequence[str], index: str | None = None) -> bytes:
+        """The same diff for `paths`, with git's binary guess (and `-diff` attributes) overridden.
+
+        With `index` (a scratch index), of the index's blobs rather than the working tree's files.
+        """
+        revs = ["--cached", old] if index else [old, *([new] if new else [])]
+        return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True, index=index)
 
     def start_index_state(self) -> subprocess.Popen[bytes]:
         """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions."""
@@ -363,21 +381,69 @@ class Repository:
 
     def index_entries(self, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(mode, blob id) in the index for each of `paths` that is there."""
+        return self.finish_index_entries(self.start_index_entries(paths))
+
+    def start_index_entries(self, paths: Sequence[str]) -> subprocess.Popen[bytes]:
+        return self.start("ls-files", "-s", "-z", "--", *paths, literal=True)
+
+    def finish_index_entries(self, proc: subprocess.Popen[bytes]) -> dict[str, tuple[str, str]]:
         index = {}
-        for rec in self.run("ls-files", "-s", "-z", "--", *paths, literal=True).split(b"\0"):
+        for rec in self.finish(proc).split(b"\0"):
             if b"\t" in rec:
                 meta, name = rec.split(b"\t", 1)
                 mode, sha = meta.decode().split()[:2]
                 index[os.fsdecode(name)] = (mode, sha)
         return index
 
-    def hash_files(self, paths: Sequence[str]) -> list[str]:
-        """Blob ids of regular files' bytes as they are, no filters (the caller checked they are regular)."""
+    def hash_files(self, paths: Sequence[str], as_added: bool = False) -> list[str]:
+        """Blob ids of regular files (the caller checked they are regular): of their bytes as they
+        are, or with `as_added` of what `git add` would store (attributes' conversions applied)."""
         if not paths:
             return []
-        out = self.run("hash-object", "--no-filters", "--stdin-paths",
-                       stdin=b"".join(_c_quoted(p) + b"\n" for p in paths))
-        return out.decode().split()
+        return self.finish(self.start_hash_files(paths, as_added), self.hash_input(paths)).decode().split()
+
+    def start_hash_files(self, paths: Sequence[str], as_added: bool = False) -> subprocess.Popen[bytes]:
+        return self.start("hash-object", *([] if as_added else ["--no-filters"]), "--stdin-paths", stdin=True)
+
+    @staticmethod
+    def hash_input(paths: Sequence[str]) -> bytes:
+        return b"".join(_c_quoted(p) + b"\n" for p in paths)
+
+    def hash_as_added(self, data: bytes, path: str) -> str:
+        """The blob id `git add` would store for `data` at `path` (attributes' conversions applied)."""
+        return self.run("hash-object", "--stdin", f"--path={path}", stdin=data).decode().strip()
+
+    def check_attr(self, paths: Sequence[str], names: Sequence[str], tree: str | None = None
+                   ) -> dict[str, dict[str, str]]:
+        """{path: {attribute: value}} for the attributes that are set, unset or have a value.
+
+        Without `tree`, as `git add` reads them (the working tree's .gitattributes, then the
+        index's, info/attributes, core.attributesFile, the system file). With `tree`, the
+        .gitattributes committed there stand in for the working tree's: what a checkout of it does.
+        """
+        if not paths:
+            return {}
+        if tree is None:
+            return _parse_attr(self.run("check-attr", "-z", "--stdin", *names, stdin=b"".join(
+                os.fsencode(p) + b"\0" for p in paths)))
+        import tempfile  # only range mode needs a scratch index; the guard imports this module on every call
+
+        with tempfile.TemporaryDirectory(prefix="score-diff-attr-") as scratch:
+            index = os.path.join(scratch, "index")
+            self._index_of_attributes(tree, index)
+            return _parse_attr(self.run("check-attr", "--cached", "-z", "--stdin", *names, index=index,
+                                        stdin=b"".join(os.fsencode(p) + b"\0" for p in paths)))
+
+    def _index_of_attributes(self, tree: str, index: str) -> None:
+        """A scratch index holding only the .gitattributes files of `tree`.
+
+        One recursive listing: git matches thousands of pathspecs against every entry far
+        more slowly than it lists a 50,000-file tree.
+        """
+        listing = self.run("ls-tree", "-r", "-z", "--full-tree", tree)
+        records = [r for r in listing.split(b"\0") if r.startswith((b"100644 blob ", b"100755 blob "))
+                   and (r.endswith(b"/.gitattributes") or r.endswith(b"\t.gitattributes"))]
+        self.run("update-index", "-z", "--index-info", index=index, stdin=b"".join(r + b"\0" for r in records))
 
     # -- files at a revision ---------------------------------------------------
     def read_file(self, rev: str | None, path: str) -> bytes | None:
@@ -561,6 +627,16 @@ def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:
         cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
         message = err.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+
+
+def _parse_attr(out: bytes) -> dict[str, dict[str, str]]:
+    """`check-attr -z` output (path NUL attribute NUL value NUL ...), the unspecified ones left out."""
+    fields = out.split(b"\0")
+    found: dict[str, dict[str, str]] = {}
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if value != b"unspecified":  # nearly every answer: skipped without decoding
+            found.setdefault(os.fsdecode(path), {})[name.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+    return found
 
 
 def _c_quoted(path: str) -> bytes:

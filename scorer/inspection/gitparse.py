@@ -1,9 +1,13 @@
 """Parsers for the git output formats score-diff asks for. Pure functions, no git calls.
 
+Long because every git output format the inspection reads is parsed here, the streaming
+diff with its section matching included.
+
 The one diff call is `git diff --raw -p -U0 -z`: NUL-separated raw records, then a
 NUL, then the patch. Paths are taken only from the NUL-separated records; patch
-sections are matched to them by order (git emits both from the same queue), never by
-parsing quoted headers. Line counts come from the -U0 hunk headers, which is what
+sections are matched to them in order (git emits both from the same queue) by the
+`diff --git` line git writes for each path, rebuilt from the record and compared
+byte for byte, never parsed. Line counts come from the -U0 hunk headers, which is what
 `--numstat` would say, without making git compute every file's diff twice.
 """
 
@@ -146,38 +150,119 @@ def line_starts(text: Any, literal: Any, start: int = 0, end: int | None = None)
     return found
 
 
-def _sections_as_they_come(entries: list[RawEntry], pending: bytes, it: Iterator[bytes]) -> Iterator[DiffOutput]:
-    done = 0
+def _sections_as_they_come(entries: list[RawEntry], first: bytes, it: Iterator[bytes]) -> Iterator[DiffOutput]:
+    """Cut the patch after its last complete section once a batch has come, and parse that.
+
+    Work stays linear however the patch is shaped: the buffer only grows at its end, only the
+    bytes that came since the last look are searched for section starts, and each entry's
+    header is built once; a single 100 MB section costs one pass, not one per chunk.
+    """
+    expected = [_header(e) for e in entries]
+    pending = bytearray(first)
+    starts = line_starts(pending, b"diff --git ")
+    scanned, done = len(pending), 0
     for chunk in it:
         pending += chunk
+        if not starts and pending.startswith(b"diff --git "):  # the first section: no newline before it
+            starts = [0]
+        # a start not yet seen ends in what came: it begins at most len(needle) - 1 bytes back
+        starts += [at + 1 for at in _finds(pending, _NEXT_SECTION, max(0, scanned - len(_NEXT_SECTION) + 1))]
+        scanned = len(pending)
         if len(pending) < _BATCH:
             continue
-        starts = line_starts(pending, b"diff --git ")
-        used, sections = _whole(entries, done, len(starts) - 1)  # the last section may still grow
-        if used:
-            cut = starts[sections]
-            yield _part(entries[done : done + used], pending[:cut])
-            pending, done = pending[cut:], done + used
-    yield _part(entries[done:], pending)  # checks that the sections left are exactly the entries left
+        sizes = _section_sizes(entries, expected, done, pending, starts, len(starts) - 1)  # the last may grow
+        if sizes:
+            used = sum(sizes)
+            cut = starts[used]
+            yield _part(entries[done : done + len(sizes)], bytes(pending[:cut]), sizes)
+            del pending[:cut]
+            starts = [at - cut for at in starts[used:]]
+            scanned -= cut
+            done += len(sizes)
+    # checks that the sections left are exactly the entries left
+    yield _part(entries[done:], bytes(pending), expected=expected[done:])
 
 
-def _whole(entries: list[RawEntry], done: int, available: int) -> tuple[int, int]:
-    """How many entries (and sections) `available` complete sections hold; a type change takes two."""
-    used = sections = 0
-    while done + used < len(entries):
-        need = 2 if entries[done + used].status == "T" else 1
-        if sections + need > available:
-            break
-        sections += need
-        used += 1
-    return used, sections
+_NEXT_SECTION = b"\ndiff --git "
 
 
-def _part(entries: list[RawEntry], raw_patch: bytes) -> DiffOutput:
+def _finds(data: bytes | bytearray, needle: bytes, start: int) -> Iterator[int]:
+    at = data.find(needle, start)
+    while at != -1:
+        yield at
+        at = data.find(needle, at + 1)
+
+
+_MUST_QUOTE = re.compile(rb'[\x00-\x1f"\\\x7f]')
+_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r", 34: b'\\"', 92: b"\\\\"}
+
+
+def _quoted(name: bytes) -> bytes:
+    """A name as git's patch header spells it with core.quotePath=false (C quoting, bytes >= 0x80 kept)."""
+    if not _MUST_QUOTE.search(name):
+        return name
+    out = bytearray(b'"')
+    for byte in name:
+        out += _ESCAPES.get(byte) or (b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes([byte]))
+    return bytes(out + b'"')
+
+
+def _header(entry: RawEntry) -> bytes:
+    """The `diff --git` line git writes for an entry: matched exactly, never parsed."""
+    old = os.fsencode(entry.old_path if entry.old_path is not None else entry.path)
+    return b"diff --git " + _quoted(b"a/" + old) + b" " + _quoted(b"b/" + os.fsencode(entry.path))
+
+
+def _section_sizes(entries: list[RawEntry], expected: list[bytes], lo: int, patch: bytes | bytearray,
+                   starts: list[int], complete: int, final: bool = False) -> list[int]:
+    """How many patch sections each entry from `lo` on owns, as far as the sections seen decide.
+
+    Usually one (two for a type change, which git writes as a deletion and a creation). None
+    when git lists a change whose two sides read the same, which only a working-tree file
+    that is not the indexed blob it claims to be can cause (`hidden.sectionless` says so):
+    such an entry is matched by its header's absence, so the next entries keep their sections.
+    """
+    headers = [patch[at:end] for at in starts if (end := patch.find(b"\n", at)) >= 0]
+    sizes: list[int] = []
+    k = 0
+    for i in range(lo, len(entries)):
+        entry, header = entries[i], expected[i]
+        want = 2 if entry.status == "T" else 1
+        mine = headers[k : k + want]
+        if mine and all(h == header for h in mine):
+            if len(mine) == want and k + want <= complete:
+                sizes.append(want)
+                k += want
+                continue
+            if final:
+                raise GitError(f"git diff has {len(mine)} of the {want} patch sections of {entry.path!r}")
+            break  # its sections are still being written
+        if k == len(headers) and not final:
+            break  # the next header, this entry's or not, is still being written
+        if entry.status != "M" or entry.old_mode != entry.new_mode:
+            raise GitError(f"git diff has no patch section for {entry.path!r} ({entry.status})")
+        sizes.append(0)
+    if final and (len(sizes) != len(entries) - lo or k != len(starts)):
+        raise GitError(f"git diff listed {len(entries) - lo} paths but its patch has {len(starts)} sections")
+    return sizes
+
+
+def _part(entries: list[RawEntry], raw_patch: bytes, sizes: list[int] | None = None,
+          expected: list[bytes] | None = None) -> DiffOutput:
+    """One run of entries with their sections; `sizes` if already matched, else matched here, finally."""
+    if sizes is None:
+        starts = line_starts(raw_patch, b"diff --git ")
+        headers = expected if expected is not None else [_header(e) for e in entries]
+        sizes = _section_sizes(entries, headers, 0, raw_patch, starts, len(starts), final=True)
     patch = raw_patch.decode("utf-8", errors="replace")
-    bounds = _section_bounds(patch, entries)
+    bounds = _section_bounds(patch, sizes)
     marks = [at for at in line_starts(patch, "Binary files ") if _BINARY.match(patch, at)]
-    return DiffOutput(entries, patch, bounds, [_any_between(marks, a, b) for a, b in bounds])
+    return DiffOutput(entries, patch, bounds, [a < b and _any_between(marks, a, b) for a, b in bounds])
+
+
+def sectionless(diff: DiffOutput) -> list[str]:
+    """Paths git listed as changed but wrote no patch section for: both sides read the same."""
+    return [e.path for e, (a, b) in zip(diff.entries, diff.bounds, strict=True) if a == b]
 
 
 def _any_between(marks: list[int], start: int, end: int) -> bool:
@@ -185,15 +270,14 @@ def _any_between(marks: list[int], start: int, end: int) -> bool:
     return i < len(marks) and marks[i] < end
 
 
-def _section_bounds(patch: str, entries: list[RawEntry]) -> list[tuple[int, int]]:
-    """(start, end) of each entry's patch; git splits a type change into a deletion and a creation."""
+def _section_bounds(patch: str, sizes: list[int]) -> list[tuple[int, int]]:
+    """(start, end) of each entry's sections in the decoded patch; (at, at) for an entry without one."""
     starts = line_starts(patch, "diff --git ")
-    sizes = [2 if e.status == "T" else 1 for e in entries]
-    if len(starts) != sum(sizes):
-        raise GitError(f"git diff listed {len(entries)} paths but its patch has {len(starts)} sections")
-    ends = [*starts[1:], len(patch)]
-    firsts = accumulate(sizes, initial=0)
-    return [(starts[i], ends[i + n - 1]) for i, n in zip(firsts, sizes, strict=False)]  # firsts has one more
+    if len(starts) != sum(sizes):  # decoding never adds or removes a line
+        raise GitError(f"git diff patch has {len(starts)} sections where {sum(sizes)} were matched")
+    edges = [*starts, len(patch)]
+    return [(edges[i], edges[i + n - 1 + 1] if n else edges[i])
+            for i, n in zip(accumulate(sizes, initial=0), sizes, strict=False)]
 
 
 def _added_block(patch: str, body: int, end: int, new_lines: int) -> str:
@@ -350,6 +434,33 @@ def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
         else:
             flagged.append((tag, path))
     return untracked, flagged
+
+
+class Staged(NamedTuple):
+    """One path whose index entry differs from HEAD (status porcelain v2, content-based)."""
+
+    path: str
+    mode: str  # in the index
+    sha: str  # the blob `git commit` records
+    worktree_clean: bool  # git's stat cache says the working tree holds exactly this blob
+
+
+def staged(out: bytes) -> list[Staged]:
+    """`status --porcelain=v2 -z`: the paths staged with content (not deleted from the index)."""
+    found = []
+    for entry in out.split(b"\0"):
+        if entry[:2] == b"1 " and entry[2:3] != b".":
+            fields = entry.split(b" ", 8)
+            if fields[4] != b"000000":
+                found.append(Staged(_decode_path(fields[8]), fields[4].decode(), fields[7].decode(),
+                                    fields[1][1:2] == b"."))
+    return found
+
+
+def status_paths(out: bytes) -> list[str]:
+    """`status --porcelain=v2 -z`: every path it reports (changed in the index, on disk, or unmerged)."""
+    return [_decode_path(e.split(b" ", 8 if e[:1] == b"1" else 10)[-1]) for e in out.split(b"\0")
+            if e[:2] in (b"1 ", b"u ")]
 
 
 def partially_staged(out: bytes) -> list[str]:

@@ -1,12 +1,14 @@
 """What git would not show: index flags, staged-only versions, self-ignoring .gitignore
-files, clean filters. Facts only; `scorer.checks.hidden` turns them into violations."""
+files. Facts only; `scorer.checks.hidden` turns them into violations."""
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat
 
+from ..errors import UnreadableFile
 from ..model import Hidden
 from . import files, gitparse
 from .git import Repository, blob_id
@@ -31,7 +33,7 @@ def _hidden_by_flags(repo: Repository, flagged: list[tuple[str, str]]) -> list[H
         return []
     paths = [p for _, p in flagged]
     index = repo.index_entries(paths)
-    actual = _on_disk(repo, paths, index)
+    actual = on_disk(repo, paths, index)
     problems = []
     for tag, path in flagged:
         flag = "skip-worktree" if tag == "S" else "assume-unchanged"
@@ -42,23 +44,39 @@ def _hidden_by_flags(repo: Repository, flagged: list[tuple[str, str]]) -> list[H
     return problems
 
 
-def _on_disk(
+def on_disk(
     repo: Repository, paths: list[str], index: dict[str, tuple[str, str]]
 ) -> dict[str, tuple[str, str | None]]:
-    """(mode, blob id) of each path present on disk, as git would record it, never following a symlink."""
-    modes = {p: st.st_mode for p in paths if (st := files.lstat(os.path.join(repo.work_tree, p))) is not None}
-    # Hash only regular files: git would follow a symlink (to /dev/zero, and hang) or block on a FIFO.
-    regular = [p for p, mode in modes.items() if stat.S_ISREG(mode)]
-    found: dict[str, tuple[str, str | None]] = {
-        p: ("100755" if modes[p] & stat.S_IXUSR else "100644", sha)
-        for p, sha in zip(regular, repo.hash_files(regular), strict=True)
-    }
-    for p, mode in modes.items():
-        if stat.S_ISLNK(mode):
-            target = os.readlink(os.fsencode(os.path.join(repo.work_tree, p)))
-            found[p] = (gitparse.SYMLINK_MODE, blob_id(target, index.get(p, ("", ""))[1]))
-        found.setdefault(p, (oct(mode), None))  # a directory, FIFO or device is never the indexed blob
+    """(mode, blob id) of each path present on disk, as git would record it, never following a symlink.
+
+    Ids are of the bytes as they are (`hash-object --no-filters`), computed here: one walk over the
+    sorted paths shares its directory descriptors, where a git call would cost a process and its quoting.
+    A file that cannot be read raises UnreadableFile: its content is not established.
+    """
+    found: dict[str, tuple[str, str | None]] = {}
+    root = repo.work_tree
+    with files.Walker(root) as walk:
+        for p in sorted(paths):
+            st = files.lstat(root, p, walk, quick=True)
+            if st is None:
+                continue
+            like = index.get(p, ("", ""))[1]
+            if stat.S_ISREG(st.st_mode):  # never a FIFO or device: reading one could block or never end
+                found[p] = ("100755" if st.st_mode & stat.S_IXUSR else "100644", _blob_of_file(walk, p, like))
+            elif stat.S_ISLNK(st.st_mode) and (target := files.readlink(root, p, walk)) is not None:
+                found[p] = (gitparse.SYMLINK_MODE, blob_id(os.fsencode(target), like))
+            else:
+                found[p] = (oct(st.st_mode), None)  # a directory, FIFO or device is never the indexed blob
     return found
+
+
+def _blob_of_file(walk: files.Walker, path: str, like: str) -> str | None:
+    try:
+        return walk.blob_id(path, sha256=len(like) == 64)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None  # gone since the lstat: not the indexed blob
+        raise UnreadableFile(f"cannot read {path} in the working tree: {exc.strerror or exc}") from exc
 
 
 # Tools that keep a cache beside the code write a `.gitignore` of `*` into it, so the cache
@@ -87,13 +105,3 @@ def _tool_cache(root: str, path: str) -> bool:
 def staged_only(both: list[str], unmerged: set[str]) -> list[Hidden]:
     """Paths whose staged version differs from the working tree: the commit would not be what was scored."""
     return [Hidden("staged-only", path) for path in sorted(set(both) - unmerged)]
-
-
-def filter_drivers(out: bytes) -> list[Hidden]:
-    """Clean filters rewrite content before git compares it; only git-lfs is trusted."""
-    problems = []
-    for record in out.split(b"\0"):
-        key, _, value = record.decode("utf-8", "replace").partition("\n")
-        if key and not value.strip().startswith("git-lfs "):
-            problems.append(Hidden("filter-driver", None, f"{key}={value!r}"))
-    return problems

@@ -79,11 +79,15 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 def read_manifest(
     repo: Repository, path: Path, rel: str | None, base: str | None, manifest_sha256: str | None,
     environ: Mapping[str, str], head: str | None = None, chosen_by_env: bool = False,
+    reads: dict[str, bytes] | None = None,
 ) -> Fence:
     """At `base` (--base mode) or at `head` (worktree mode) for a manifest inside the repository
     that is committed there; from disk otherwise. The pin comes from the same place.
 
-    A pinned digest is checked against the raw bytes before anything is parsed.
+    A pinned digest is checked against the raw bytes before anything is parsed. `reads`, if
+    given, receives the repo-relative name and bytes of each file read from the working tree
+    (a manifest not committed at HEAD, and its pin), so the inspection can hold them to what
+    git records.
     """
     from .load import parse_manifest  # jsonschema and pathspec: imported while git already runs
 
@@ -111,6 +115,9 @@ def read_manifest(
                                 f"(pass --manifest or set {ENV_MANIFEST})") from exc
         source = str(path)
         pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
+        if reads is not None and rel is not None:
+            reads[rel] = raw
+            pin_file = partial(_recorded, pin_file, reads, rel + PIN_SUFFIX)
     expected = expected_digest(manifest_sha256, environ, pin_file, path.name + PIN_SUFFIX)
     verify_pin(raw, expected, source)
     return Fence(parse_manifest(raw, source), commit if committed is not None else None)
@@ -134,6 +141,13 @@ def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | 
     blobs = repo.blobs(sorted(set(wanted.values())))
     pin_sha = wanted.get(rel + PIN_SUFFIX)
     return blobs[wanted[rel]], blobs[pin_sha] if pin_sha is not None else None
+
+
+def _recorded(read: Callable[[], bytes | None], reads: dict[str, bytes], name: str) -> bytes | None:
+    data = read()
+    if data is not None:
+        reads[name] = data
+    return data
 
 
 def _read_optional(path: Path) -> bytes | None:
