@@ -107,3 +107,10 @@ def test_one_huge_section_is_searched_once_not_once_per_chunk(committed: GitRepo
     parts = list(gitparse.stream_diff(chunks))
     assert sum(len(p.entries) for p in parts) == 1
     assert searched[0] <= len(diff) + 12 * len(chunks)
+
+
+def test_ls_files_listing_keeps_every_entry_that_is_not_plain():
+    out = b"H a\0? b c\0S d\0H e\0h f\0M g\0? H-named\0"
+    assert gitparse.parse_ls_files_v(out) == (["b c", "H-named"], [("S", "d"), ("h", "f"), ("M", "g")])
+    assert gitparse.parse_ls_files_v(b"? first\0H x\0") == (["first"], [])
+    assert gitparse.parse_ls_files_v(b"") == ([], [])

@@ -455,6 +455,18 @@ def test_worktree_evidence_past_path_max_is_read(deep: GitRepo) -> None:
     assert files.read_worktree_file(str(deep.root), rel) == b"one\ntwo\n"
 
 
+def test_changed_files_read_in_a_batch_are_read_past_path_max_and_never_through_a_link(deep: GitRepo,
+                                                                                        tmp_path: Path) -> None:
+    rel = _long_name(deep, "one\ntwo\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.py").write_text("x = eval(1)\n")
+    (deep.root / "allowed/link").symlink_to(outside)
+    found = files.read_worktree_files(str(deep.root), [rel, "allowed/t.py", "allowed/link/x.py", "allowed/no.py"])
+    assert found == {rel: b"one\ntwo\n", "allowed/t.py": b"one\ntwo\nthree\n", "allowed/link/x.py": None,
+                     "allowed/no.py": None}
+
+
 def test_unreadable_worktree_evidence_is_an_error_not_absent(base: GitRepo, monkeypatch) -> None:
     real_open = os.open
 

@@ -113,6 +113,39 @@ class Walker:
         fd, name = self.parent(path)
         return os.readlink(name) if fd is None else os.readlink(name, dir_fd=fd)
 
+    def read_checked(self, path: str, plain: set[str]) -> bytes | None:
+        """`read_worktree_file` with one call per file: the directories on the way are checked
+        for symlinks once per batch (`plain` remembers them), the file opened with O_NOFOLLOW."""
+        parts = path.split("/")
+        if self._root_fd is None or any(p in ("", ".", "..") for p in parts):
+            return read_worktree_file(self.root, path, self)
+        try:
+            where = ""
+            for part in parts[:-1]:
+                where = f"{where}/{part}" if where else part
+                if where not in plain:
+                    if stat.S_ISLNK(os.stat(where, dir_fd=self._root_fd, follow_symlinks=False).st_mode):
+                        return None
+                    plain.add(where)
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK, dir_fd=self._root_fd)
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                return read_worktree_file(self.root, path, self)
+            if exc.errno in _ABSENT or exc.errno == errno.ELOOP:  # ELOOP: the file itself is a symlink
+                return None
+            raise UnreadableFile(f"cannot read {path} in the working tree: {_why(exc)}") from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UnreadableFile(f"cannot read {path} in the working tree: not a regular file")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        except OSError as exc:
+            raise UnreadableFile(f"cannot read {path} in the working tree: {_why(exc)}") from exc
+        finally:
+            os.close(fd)
+
     def quick_lstat(self, path: str) -> os.stat_result:
         """lstat of the path as the kernel resolves it from the root: one call, for batches of tracked
         paths whose state git reads the same way (a symlinked directory on the way is git's own
@@ -209,18 +242,19 @@ def read_worktree_file(root: str, path: str, walk: Walker | None = None) -> byte
 
 
 def read_worktree_files(root: str, paths: list[str]) -> dict[str, bytes | None]:
-    """`read_worktree_file` for many paths in one walk: sorted, they share their directories'
-    descriptors. A file that cannot be read is None here: these are changed files, which the
+    """`read_worktree_file` for many paths, each directory checked for a symlink once, not once per
+    file under it. A file that cannot be read is None here: these are changed files, which the
     inspection has named already when unreadable (an untracked one fails hidden-change; git diff
     itself stops on a tracked one)."""
     found: dict[str, bytes | None] = {}
+    plain: set[str] = set()  # directories found not to be symlinks
     with Walker(root) as walk:
-        for path in sorted(paths):
+        for path in paths:
             try:
-                found[path] = read_worktree_file(root, path, walk)
+                found[path] = walk.read_checked(path, plain)
             except UnreadableFile:
                 found[path] = None
-    return {path: found[path] for path in paths}
+    return found
 
 
 def lstat(root: str, path: str, walk: Walker | None = None, quick: bool = False) -> os.stat_result | None:

@@ -416,6 +416,9 @@ def split_z(out: bytes) -> list[str]:
     return [_decode_path(p) for p in out.split(b"\0") if p]
 
 
+_NOT_PLAIN = re.compile(rb"(?:(?<=\0)|^)[^H\0][^\0]*")  # an entry (after a NUL, or first) not tagged H
+
+
 def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
     """`ls-files -z -v -c -o`: (untracked paths, [(tag, path)] for flagged or unmerged entries).
 
@@ -424,10 +427,9 @@ def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
     """
     untracked: list[str] = []
     flagged: list[tuple[str, str]] = []
-    # Nearly every entry is "H <path>": skip those without decoding them.
-    for entry in out.split(b"\0"):
-        if entry[:1] in (b"H", b""):
-            continue
+    # Nearly every entry is "H <path>": found past without splitting them off, or decoding them.
+    for m in _NOT_PLAIN.finditer(out):
+        entry = m.group(0)
         tag, path = entry[:1].decode("ascii", "replace"), _decode_path(entry[2:])
         if tag == "?":
             untracked.append(path)
