@@ -164,6 +164,16 @@ def repo(tmp_path: Path) -> GitRepo:
 
 
 @pytest.fixture
+def base(repo: GitRepo) -> GitRepo:
+    """main holds allowed/t.py and other/t.py; only allowed/** may change; eval( is forbidden."""
+    repo.write("allowed/t.py", "one\ntwo\nthree\n")
+    repo.write("other/t.py", "one\ntwo\nthree\n")
+    repo.commit("base")
+    repo.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
+    return repo
+
+
+@pytest.fixture
 def committed(repo: GitRepo) -> GitRepo:
     """A repository with one commit holding a few text files."""
     repo.write("allowed/a.py", "one\ntwo\nthree\n")

@@ -46,16 +46,6 @@ def messages(out: Outcome, code: str) -> list[str]:
     return [v["message"] for v in out.report["violations"] if v["code"] == code]
 
 
-@pytest.fixture
-def base(repo: GitRepo) -> GitRepo:
-    """main holds allowed/t.py and other/t.py; only allowed/** may change; eval( is forbidden."""
-    repo.write("allowed/t.py", "one\ntwo\nthree\n")
-    repo.write("other/t.py", "one\ntwo\nthree\n")
-    repo.commit("base")
-    repo.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[TOKEN])
-    return repo
-
-
 # --- the stat cache is not evidence ----------------------------------------------------------------
 
 

@@ -22,16 +22,6 @@ SKIPPED = "RESULT: PASS (with test skipped)"
 TOKEN = "eval("
 
 
-@pytest.fixture
-def base(repo: GitRepo) -> GitRepo:
-    """allowed/ and other/ each hold t.py; only allowed/** may change; eval( is forbidden."""
-    repo.write("allowed/t.py", "one\ntwo\nthree\n")
-    repo.write("other/t.py", "one\ntwo\nthree\n")
-    repo.commit("base")
-    repo.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[TOKEN])
-    return repo
-
-
 def passed(out: Outcome) -> bool:
     return out.exit_code == 0 and out.codes == set() and out.last_line == SKIPPED
 
