@@ -64,9 +64,7 @@ class Finished(NamedTuple):
     sample: Sample
 
 
-def execute(
-    argv: Sequence[str], env: dict[str, str], stdout: int = subprocess.PIPE, memory: bool = False
-) -> Finished:
+def execute(argv: Sequence[str], env: dict[str, str], stdout: int = subprocess.PIPE, memory: bool = False) -> Finished:
     """Run argv to completion; time it from fork to reap and take its tree's peak RSS.
 
     With memory=True (and GNU time present) the command runs under /usr/bin/time,
@@ -160,9 +158,7 @@ class Command(NamedTuple):
     run: Callable[[bool], Sample]  # the argument: measure memory instead of time
 
 
-def commands(
-    tools: Tools, generated: generate.Generated, env: dict[str, str], literal: bool
-) -> list[Command]:
+def commands(tools: Tools, generated: generate.Generated, env: dict[str, str], literal: bool) -> list[Command]:
     repo = str(generated.repo)
 
     def naive(manifest: Path) -> Callable[[bool], Sample]:
@@ -184,8 +180,12 @@ def commands(
     ]
     if tools.baseline is not None:  # before/after in one run: the same rounds, the same load
         argv = [tools.baseline, "--skip-test", "--manifest", str(generated.manifest), "--repo", repo]
-        chosen.append(Command("baseline score-diff",
-                              lambda memory: must_succeed("baseline", execute(argv, env, memory=memory), "PASS")))
+        chosen.append(
+            Command(
+                "baseline score-diff",
+                lambda memory: must_succeed("baseline", execute(argv, env, memory=memory), "PASS"),
+            )
+        )
     if literal:
         chosen += [
             Command("naive, literal allowlist", naive(generated.literal_manifest)),
@@ -205,9 +205,7 @@ class Measured(NamedTuple):
     peak_kb: dict[str, int]
 
 
-def bench_size(
-    tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int, literal: bool
-) -> Measured:
+def bench_size(tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int, literal: bool) -> Measured:
     """A warm-up round that measures memory, then `runs` timed rounds, round-robin."""
     chosen = commands(tools, generated, env, literal)
     warm = {c.name: c.run(True) for c in chosen}
@@ -372,8 +370,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-literal", action="store_true", help="skip the literal-allowlist variants")
     parser.add_argument("--profile", action="store_true", help="profile score-diff once instead of timing")
     parser.add_argument("--json", type=Path, help="also write every sample to this file")
-    parser.add_argument("--baseline", type=Path, metavar="SCRIPT",
-                        help="another build's score-diff console script, timed in the same rounds (before/after)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="SCRIPT",
+        help="another build's score-diff console script, timed in the same rounds (before/after)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")

@@ -135,8 +135,7 @@ def _r(text: str | None) -> str | None:
 
 def _row(result: Result) -> tuple[Any, ...]:
     violations = [
-        {"code": v.code, "path": _r(v.path), "line": v.line, "message": _r(v.message)}
-        for v in result.violations
+        {"code": v.code, "path": _r(v.path), "line": v.line, "message": _r(v.message)} for v in result.violations
     ]
     return (
         _r(result.started_at) or _now(), _r(result.job_id), result.mode, _r(result.base), _r(result.head),
@@ -183,9 +182,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the table on first use; refuse a log written by a newer schema."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise DecisionLogError(
-            f"log schema version {version} is newer than this score-diff ({SCHEMA_VERSION})"
-        )
+        raise DecisionLogError(f"log schema version {version} is newer than this score-diff ({SCHEMA_VERSION})")
     if version < SCHEMA_VERSION:
         for statement in _SCHEMA:
             conn.execute(statement)
@@ -249,8 +246,11 @@ def _format_text(records: list[dict[str, Any]]) -> str:
         verdict = r["verdict"] + (" (shadow)" if r["shadow"] else "")
         span = f"{(r['base'] or '-')[:12]}..{(r['head'] or '-')[:12]}"
         n = len(r["violations"])
-        known = "".join(f"  {label} {r[key]}" for label, key in (("branch", "branch"), ("gate", "gate"),
-                                                                 ("test", "test_status")) if r.get(key))
+        known = "".join(
+            f"  {label} {r[key]}"
+            for label, key in (("branch", "branch"), ("gate", "gate"), ("test", "test_status"))
+            if r.get(key)
+        )
         out.append(
             f"{r['time']}  {verdict}  exit {r['exit_code']}  job {r['job_id'] or '-'}  {r['mode']} {span}{known}"
             f"  {r['duration_s']:.1f}s  {n} violation{'' if n == 1 else 's'}"
@@ -265,9 +265,11 @@ def _format_text(records: list[dict[str, Any]]) -> str:
 
 def _guard_lines(r: dict[str, Any]) -> list[str]:
     paths = ", ".join(r.get("paths") or []) or "-"
-    head = (f"{r['time']}  guard {r.get('decision') or r['verdict']}  {r.get('agent') or '-'} {r.get('event') or '-'}"
-            f" {r.get('tool') or '-'}  job {r['job_id'] or '-'}  session {r.get('session') or '-'}"
-            f" turn {r.get('turn') or '-'}  {paths}")
+    head = (
+        f"{r['time']}  guard {r.get('decision') or r['verdict']}  {r.get('agent') or '-'} {r.get('event') or '-'}"
+        f" {r.get('tool') or '-'}  job {r['job_id'] or '-'}  session {r.get('session') or '-'}"
+        f" turn {r.get('turn') or '-'}  {paths}"
+    )
     reason = (r.get("reason") or "").splitlines()
     return [head] + [f"    {line}" for line in reason[:6]]
 

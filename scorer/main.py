@@ -88,13 +88,21 @@ def _redact(text: str) -> str:
 
 
 def main(
-    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
-    stdout: TextIO | None = None, stdin: TextIO | None = None, cwd: str | None = None,
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    stdout: TextIO | None = None,
+    stdin: TextIO | None = None,
+    cwd: str | None = None,
 ) -> int:
     """Entry point: returns the exit code (0 PASS, 1 FAIL, 2 could not score)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    ctx = Context(environ=dict(os.environ) if environ is None else environ, stdout=stdout or sys.stdout,
-                  stderr=sys.stderr, stdin=stdin or sys.stdin, cwd=cwd or os.getcwd())
+    ctx = Context(
+        environ=dict(os.environ) if environ is None else environ,
+        stdout=stdout or sys.stdout,
+        stderr=sys.stderr,
+        stdin=stdin or sys.stdin,
+        cwd=cwd or os.getcwd(),
+    )
     try:
         name, rest = _command(args)
         module = command_module(name)

@@ -72,8 +72,10 @@ def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[CommitMe
     """Commit messages that may carry Blast-Radius trailers, oldest first."""
     found = []
     if ins.base and ins.head:
-        found = [CommitMessage(f"commit {commit} message", text, text)
-                 for commit, text in reversed(repo.commit_messages(ins.base, ins.head))]
+        found = [
+            CommitMessage(f"commit {commit} message", text, text)
+            for commit, text in reversed(repo.commit_messages(ins.base, ins.head))
+        ]
     for name in opts.message_files:
         try:
             raw = Path(opts.cwd, name).read_text(encoding="utf-8", errors="replace")
@@ -111,8 +113,10 @@ def _drop_untracked_manifest(
     kept = tuple(c for c in ins.changed if not (c.untracked and c.path == rel))
     if len(kept) == len(ins.changed):
         return ins, content, []
-    note = (f"the manifest {rel} is untracked: it is not scored as part of the change; "
-            "commit it or pin it (--manifest-sha256) so the job cannot write its own fence")
+    note = (
+        f"the manifest {rel} is untracked: it is not scored as part of the change; "
+        "commit it or pin it (--manifest-sha256) so the job cannot write its own fence"
+    )
     return ins._replace(changed=kept), [v for v in content if v.path != rel], [note]
 
 
@@ -130,7 +134,11 @@ def cap_per_code(violations: list[Violation]) -> list[Violation]:
 
 
 def _test_outcome(
-    repo: Repository, opts: Options, manifest: Manifest, ins: Inspection, violations: list[Violation],
+    repo: Repository,
+    opts: Options,
+    manifest: Manifest,
+    ins: Inspection,
+    violations: list[Violation],
     environ: Mapping[str, str],
 ) -> TestOutcome:
     argv = manifest.required_test
@@ -143,14 +151,26 @@ def _test_outcome(
 
         return run_in_checkout(repo, manifest, environ, ins.head, progress=opts.progress)
     if ins.repo_root is None and opts.receiving:
-        return TestOutcome(TEST_SKIPPED, argv, reason="not run on the git server: a bare repository has no "
-                           "working tree; commits only were scored (CI runs the test)")
+        return TestOutcome(
+            TEST_SKIPPED,
+            argv,
+            reason="not run on the git server: a bare repository has no "
+            "working tree; commits only were scored (CI runs the test)",
+        )
     if ins.repo_root is None:  # core.bare set in a clone must not be a way to skip the test
-        return TestOutcome(TEST_FAILED, argv, reason="a bare repository has no working tree to run the test "
-                           "in; score a checkout of --head, or pass --skip-test")
+        return TestOutcome(
+            TEST_FAILED,
+            argv,
+            reason="a bare repository has no working tree to run the test "
+            "in; score a checkout of --head, or pass --skip-test",
+        )
     if ins.mode == "range" and repo.head() != ins.head:
-        return TestOutcome(TEST_FAILED, argv, reason="the working tree is not at --head; check out the head "
-                           "commit to run the test there, or pass --skip-test")
+        return TestOutcome(
+            TEST_FAILED,
+            argv,
+            reason="the working tree is not at --head; check out the head "
+            "commit to run the test there, or pass --skip-test",
+        )
     # Range mode scores commits, which nothing the test does can change; in worktree mode the
     # commit is still to be made, from the index the test could rewrite.
     from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
@@ -198,8 +218,13 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         fence = read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ, chosen_by_env=by_env)
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
-        ins = changes.inspect_range(repo, base_sha, opts.head, need_sizes=manifest.max_file_bytes is not None,
-                                    watch=partial(_check_content, job, content, seen))
+        ins = changes.inspect_range(
+            repo,
+            base_sha,
+            opts.head,
+            need_sizes=manifest.max_file_bytes is not None,
+            watch=partial(_check_content, job, content, seen),
+        )
         if opts.ref is not None:
             ins = ins._replace(branch=opts.ref.removeprefix("refs/heads/"))
     else:
@@ -211,8 +236,9 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's.
         reads: dict[str, bytes] = {}
-        fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=head,
-                              chosen_by_env=by_env, reads=reads)
+        fence = read_manifest(
+            repo, path, rel, None, opts.manifest_sha256, environ, head=head, chosen_by_env=by_env, reads=reads
+        )
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
         ins = pending(partial(_check_content, job, content, seen), reads)
@@ -220,7 +246,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
             raise GitError("HEAD moved while the change was being scored; score again")
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
-    notes = ([f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else [])
+    notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
     return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
 
 
@@ -286,8 +312,11 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     from .checks.source import check_new_content, merge_token_hits
 
     manifest, job, path, rel, ins, content, committed, fence_notes = scored
-    ins, content, notes = (_drop_untracked_manifest(ins, rel, content) if ins.mode == "worktree" and committed is None
-                           else (ins, content, []))
+    ins, content, notes = (
+        _drop_untracked_manifest(ins, rel, content)
+        if ins.mode == "worktree" and committed is None
+        else (ins, content, [])
+    )
     notes = [*fence_notes, *notes]
     found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
     scored_rev = ins.head if ins.mode == "range" else None
@@ -296,9 +325,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     messages = _messages(repo, ins, opts)
     found += check_message_secrets(messages, job)
     found += _protected(repo, ins, job)
-    blast_found, accepted = check_blast_radius(
-        ins, manifest, messages, read_scored, rel, opts.defer_justifications
-    )
+    blast_found, accepted = check_blast_radius(ins, manifest, messages, read_scored, rel, opts.defer_justifications)
     violations = cap_per_code(found + blast_found)
     # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
     edited = any(v.code == "manifest-changed" for v in violations)
@@ -307,14 +334,29 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     test = _test_outcome(repo, opts, manifest, ins, [] if shadow else violations, environ)
     violations = _with_hints(repo, ins, manifest, rel, violations + check_test(test))
     failed = bool(violations) and not shadow
-    return redacted(Result(
-        verdict=FAIL if failed else PASS, exit_code=1 if failed else 0, job_id=manifest.job_id, mode=ins.mode,
-        violations=tuple(violations), changed=ins.changed, test=test, base=ins.base, head=ins.head,
-        branch=ins.branch, change_digest=ins.change_digest, manifest_path=rel or str(path),
-        manifest_sha256=manifest.sha256, allowed=allowed_paths(ins, job),
-        justifications=tuple(accepted), warnings=(*manifest.warnings, *notes, *test.notes), shadow=shadow,
-        version=__version__, description=manifest.description,
-    ))
+    return redacted(
+        Result(
+            verdict=FAIL if failed else PASS,
+            exit_code=1 if failed else 0,
+            job_id=manifest.job_id,
+            mode=ins.mode,
+            violations=tuple(violations),
+            changed=ins.changed,
+            test=test,
+            base=ins.base,
+            head=ins.head,
+            branch=ins.branch,
+            change_digest=ins.change_digest,
+            manifest_path=rel or str(path),
+            manifest_sha256=manifest.sha256,
+            allowed=allowed_paths(ins, job),
+            justifications=tuple(accepted),
+            warnings=(*manifest.warnings, *notes, *test.notes),
+            shadow=shadow,
+            version=__version__,
+            description=manifest.description,
+        )
+    )
 
 
 def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
@@ -361,10 +403,17 @@ def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Resu
     from .checks import hints
 
     [violation] = hints.annotate([Violation(code, message)], hints.Scene(mode))
-    return redacted(Result(
-        verdict=FAIL, exit_code=2, job_id=None, mode=mode, violations=(violation,),
-        version=__version__, started_at=started_at or now_iso(),
-    ))
+    return redacted(
+        Result(
+            verdict=FAIL,
+            exit_code=2,
+            job_id=None,
+            mode=mode,
+            violations=(violation,),
+            version=__version__,
+            started_at=started_at or now_iso(),
+        )
+    )
 
 
 __all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]

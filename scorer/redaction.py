@@ -126,8 +126,14 @@ def _redact_many(items: Sequence[str]) -> list[str]:
 
 def _texts(result: Result) -> Iterator[str | None]:
     """Every short free text of `result` (the test's output is redacted on its own)."""
-    yield from (result.manifest_path, result.job_id, result.branch, result.description, *result.warnings,
-                *result.allowed)
+    yield from (
+        result.manifest_path,
+        result.job_id,
+        result.branch,
+        result.description,
+        *result.warnings,
+        *result.allowed,
+    )
     for c in result.changed:
         yield from (c.path, c.old_path, c.symlink_target)
     for v in result.violations:
@@ -155,14 +161,21 @@ def redacted_result(result: Result) -> Result:
         return table.get(text, text)
 
     return result._replace(
-        violations=tuple(v._replace(message=rs(v.message), path=r(v.path), hint=rs(v.hint), fix=rs(v.fix))
-                         for v in result.violations),
-        changed=tuple(c._replace(path=rs(c.path), old_path=r(c.old_path), symlink_target=r(c.symlink_target))
-                      for c in result.changed),
+        violations=tuple(
+            v._replace(message=rs(v.message), path=r(v.path), hint=rs(v.hint), fix=rs(v.fix)) for v in result.violations
+        ),
+        changed=tuple(
+            c._replace(path=rs(c.path), old_path=r(c.old_path), symlink_target=r(c.symlink_target))
+            for c in result.changed
+        ),
         allowed=frozenset(map(rs, result.allowed)),  # renderers look changed paths up in it
         justifications=tuple(Justification(*map(rs, j)) for j in result.justifications),
-        test=test._replace(output_tail=redact(test.output_tail), reason=rs(test.reason),
-                           argv=tuple(map(rs, test.argv)), notes=tuple(map(rs, test.notes))),
+        test=test._replace(
+            output_tail=redact(test.output_tail),
+            reason=rs(test.reason),
+            argv=tuple(map(rs, test.argv)),
+            notes=tuple(map(rs, test.notes)),
+        ),
         warnings=tuple(map(rs, result.warnings)),
         manifest_path=r(result.manifest_path),
         job_id=r(result.job_id),

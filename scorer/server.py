@@ -127,9 +127,18 @@ def _score(update: RefUpdate, policy: Policy, environ: Mapping[str, str], cwd: s
             return RefDecision(update, 0, f"no commits beyond {policy.base}; nothing to score")
     finally:
         repo.close()
-    opts = Options(repo=policy.repo, manifest=policy.manifest, base=policy.base, head=update.new, cwd=cwd,
-                   manifest_sha256=policy.manifest_sha256, receiving=True, ref=update.ref,
-                   job_branch=policy.job_branch, server_test=policy.run_test)
+    opts = Options(
+        repo=policy.repo,
+        manifest=policy.manifest,
+        base=policy.base,
+        head=update.new,
+        cwd=cwd,
+        manifest_sha256=policy.manifest_sha256,
+        receiving=True,
+        ref=update.ref,
+        job_branch=policy.job_branch,
+        server_test=policy.run_test,
+    )
     result = score(opts, environ)
     return RefDecision(update, result.exit_code, "scored", result)
 

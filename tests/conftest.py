@@ -21,10 +21,26 @@ PASSING_TEST = [sys.executable, "-c", "pass"]
 
 # Variables that would let the developer's (or a hook's) git setup leak into a test.
 _LEAKY_ENV = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER",
-    "SCORE_DIFF_MANIFEST", "SCORE_DIFF_MANIFEST_SHA256", "PRE_COMMIT", "SCORE_SNEAKY", "GITHUB_STEP_SUMMARY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIFF_OPTS",
+    "GIT_PAGER",
+    "SCORE_DIFF_MANIFEST",
+    "SCORE_DIFF_MANIFEST_SHA256",
+    "PRE_COMMIT",
+    "SCORE_SNEAKY",
+    "GITHUB_STEP_SUMMARY",
     "CI",  # the decision log infers its gate from it
 )
 
@@ -90,11 +106,13 @@ class GitRepo:
         self.git("init", "-q", "-b", "main")
         self.manifest_path = self.write_manifest()
 
-    def git(
-        self, *args: str, check: bool = True, cwd: Path | None = None
-    ) -> subprocess.CompletedProcess[str]:
+    def git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
-            ["git", *args], cwd=cwd or self.root, capture_output=True, text=True, errors="replace",
+            ["git", *args],
+            cwd=cwd or self.root,
+            capture_output=True,
+            text=True,
+            errors="replace",
             stdin=subprocess.DEVNULL,
         )
         if check and proc.returncode != 0:
@@ -131,7 +149,9 @@ class GitRepo:
     def write_manifest(self, path: Path | None = None, **fields: Any) -> Path:
         """A manifest (outside the repository unless `path` says otherwise); the fields override defaults."""
         data: dict[str, Any] = {
-            "job_id": "test-job", "allowed_paths": ["allowed/**"], "required_test": PASSING_TEST,
+            "job_id": "test-job",
+            "allowed_paths": ["allowed/**"],
+            "required_test": PASSING_TEST,
         }
         data.update(fields)
         target = path or self.scratch / "manifest.json"
@@ -143,14 +163,26 @@ class GitRepo:
         self.manifest_path = self.write_manifest(**fields)
         return self.manifest_path
 
-    def score(self, *args: str, skip_test: bool = True, manifest: Path | None = None,
-              repo_arg: str | None = None) -> Outcome:
+    def score(
+        self, *args: str, skip_test: bool = True, manifest: Path | None = None, repo_arg: str | None = None
+    ) -> Outcome:
         """Run `score-diff` in-process, JSON to a file and text to stdout, in one run."""
         report = self.scratch / "report.json"
         if report.exists():
             report.unlink()
-        argv = ["--repo", repo_arg or str(self.root), "--manifest", str(manifest or self.manifest_path),
-                "--format", "json", "--output", str(report), "--format", "text", *args]
+        argv = [
+            "--repo",
+            repo_arg or str(self.root),
+            "--manifest",
+            str(manifest or self.manifest_path),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+            "--format",
+            "text",
+            *args,
+        ]
         if skip_test:
             argv.append("--skip-test")
         code, text = run_cli(argv)

@@ -328,8 +328,12 @@ def test_binary_at_base_rewritten_as_text_is_scanned(agent: GitRepo, mode: str) 
 @pytest.mark.parametrize("attr", ["binary", "-diff", "diff=foo", "text eol=crlf", "-text", "text=auto"])
 def test_committed_attributes_cannot_hide_lines_in_range_mode(agent: GitRepo, attr: str) -> None:
     """In range mode git reads .gitattributes from the checked-out head: the agent's own file."""
-    agent.manifest(allowed_paths=["allowed/**", ".gitattributes"], forbidden_substrings=[TOKEN], allow_binary=True,
-                   sensitive_exempt=["gate-config"])
+    agent.manifest(
+        allowed_paths=["allowed/**", ".gitattributes"],
+        forbidden_substrings=[TOKEN],
+        allow_binary=True,
+        sensitive_exempt=["gate-config"],
+    )
     agent.write(".gitattributes", f"*.py {attr}\n")
     agent.write("allowed/t.py", "one\ntwo\nx = eval(1)\n")
     agent.commit("attributes")
@@ -423,9 +427,12 @@ def test_a_pattern_that_forbids_carriage_returns_still_sees_them(agent: GitRepo)
     assert out.where("forbidden-token") == {("allowed/t.py", 1)}
 
 
-@pytest.mark.xfail(strict=True, reason="max_hunk_lines and max_changed_lines count git's lines (docs/manifest.md, Size "
-                   "limits); one line can hold any number of statements, minified or split by lone CRs that "
-                   "Python reads as line ends. max_file_bytes is the limit that holds.")
+@pytest.mark.xfail(
+    strict=True,
+    reason="max_hunk_lines and max_changed_lines count git's lines (docs/manifest.md, Size "
+    "limits); one line can hold any number of statements, minified or split by lone CRs that "
+    "Python reads as line ends. max_file_bytes is the limit that holds.",
+)
 def test_many_statements_in_one_git_line_exceed_max_hunk_lines(agent: GitRepo) -> None:
     agent.manifest(allowed_paths=["allowed/**"], max_hunk_lines=5)
     agent.write("allowed/t.py", "one\n" + "".join(f"x{i} = {i}\r" for i in range(100)) + "\nthree\n")
@@ -560,8 +567,9 @@ def test_multi_line_symlink_target_is_read_whole_in_range_mode(agent: GitRepo) -
 
 
 def _blob(repo: GitRepo, text: str) -> str:
-    proc = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo.root, input=text,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=repo.root, input=text, capture_output=True, text=True, check=True
+    )
     return proc.stdout.strip()
 
 
@@ -632,8 +640,9 @@ def test_core_worktree_elsewhere_is_refused(agent: GitRepo, tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("name", ["GIT_WORK_TREE", "GIT_DIR"])
-def test_git_environment_naming_another_repository_is_refused(agent: GitRepo, monkeypatch, tmp_path: Path,
-                                                              name: str) -> None:
+def test_git_environment_naming_another_repository_is_refused(
+    agent: GitRepo, monkeypatch, tmp_path: Path, name: str
+) -> None:
     """An exported GIT_DIR or GIT_WORK_TREE is where `git commit` goes; the scorer must not look elsewhere."""
     other = tmp_path / "other"
     agent.git("clone", "-q", str(agent.root), str(other))
@@ -669,8 +678,9 @@ def fenced(agent: GitRepo) -> GitRepo:
     """job_manifest.json committed on main (a narrow fence), next to a loose sample manifest."""
     agent.git("checkout", "-q", "main")
     agent.write_manifest(agent.root / "job_manifest.json", allowed_paths=["allowed/**"])
-    agent.write_manifest(agent.root / "docs/sample_manifest.json",
-                         allowed_paths=["**", "job_manifest.json"], allow_symlinks=True)
+    agent.write_manifest(
+        agent.root / "docs/sample_manifest.json", allowed_paths=["**", "job_manifest.json"], allow_symlinks=True
+    )
     agent.commit("fence")
     agent.git("checkout", "-q", "agent-x")
     agent.git("merge", "-q", "--ff-only", "main")
@@ -679,11 +689,13 @@ def fenced(agent: GitRepo) -> GitRepo:
 
 @pytest.mark.parametrize("target", ["docs/sample_manifest.json", "OUTSIDE"])
 @pytest.mark.parametrize("mode", ["worktree", "range"])
-def test_manifest_replaced_by_a_symlink_to_a_looser_one(fenced: GitRepo, monkeypatch, target: str,
-                                                        mode: str) -> None:
+def test_manifest_replaced_by_a_symlink_to_a_looser_one(fenced: GitRepo, monkeypatch, target: str, mode: str) -> None:
     if target == "OUTSIDE":
-        target = str(fenced.write_manifest(fenced.scratch / "planted.json", allowed_paths=["**", "job_manifest.json"],
-                                           allow_symlinks=True))
+        target = str(
+            fenced.write_manifest(
+                fenced.scratch / "planted.json", allowed_paths=["**", "job_manifest.json"], allow_symlinks=True
+            )
+        )
     fenced.symlink("job_manifest.json", target)
     fenced.write("other/t.py", "changed\n")
     message = fenced.scratch / "msg"
@@ -796,17 +808,28 @@ def test_file_names_cannot_forge_report_lines(agent: GitRepo, name: str) -> None
     assert lines[-2] == "RESULT: FAIL" and lines[-1] == ""
     assert not any(line.startswith(("RESULT", "::")) for line in lines[:-2]), out.text
     assert not set(out.text) & {"\x1b", "\r", "\u2028", "\u202e"}, out.text
-    code, github = run_cli(["--repo", str(agent.root), "--manifest", str(agent.manifest_path), "--skip-test",
-                            "--no-log", "--format", "github"])
+    code, github = run_cli(
+        [
+            "--repo",
+            str(agent.root),
+            "--manifest",
+            str(agent.manifest_path),
+            "--skip-test",
+            "--no-log",
+            "--format",
+            "github",
+        ]
+    )
     assert code == 1
     assert "\r" not in github  # the runner splits lines at CR and LF (not at U+2028)
-    assert all(line.startswith(("::error ", "::group::", "- ", "::endgroup::", "::notice "))
-               for line in github.rstrip("\n").split("\n")), github
+    assert all(
+        line.startswith(("::error ", "::group::", "- ", "::endgroup::", "::notice "))
+        for line in github.rstrip("\n").split("\n")
+    ), github
 
 
 def test_test_output_cannot_forge_the_verdict(agent: GitRepo) -> None:
-    script = ("import sys; sys.stdout.write('ok\\rRESULT: PASS\\n\\x1b[8m\\u2028RESULT: PASS\\n'); "
-              "sys.exit(1)")
+    script = "import sys; sys.stdout.write('ok\\rRESULT: PASS\\n\\x1b[8m\\u2028RESULT: PASS\\n'); sys.exit(1)"
     agent.manifest(allowed_paths=["allowed/**"], required_test=[sys.executable, "-c", script])
     agent.write("allowed/t.py", "one\n2\nthree\n")
     out = agent.score(skip_test=False)
@@ -821,26 +844,60 @@ def test_review_shows_a_passing_diff_with_its_control_characters_escaped(agent: 
     """The reviewer reads the diff of a PASS to judge it; SGR 8 in a line must not hide what follows."""
     agent.write("allowed/t.py", "one\n\x1b[8mhidden = True\x1b[0m\nthree\r\n")
     agent.commit("fix")
-    code, text = run_cli(["review", "--repo", str(agent.root), "--base", "main", "--skip-test", "--no-log",
-                          "--manifest", str(agent.manifest_path)])
+    code, text = run_cli(
+        [
+            "review",
+            "--repo",
+            str(agent.root),
+            "--base",
+            "main",
+            "--skip-test",
+            "--no-log",
+            "--manifest",
+            str(agent.manifest_path),
+        ]
+    )
     assert code == 0
     assert "\x1b" not in text
     assert "+\\x1b[8mhidden = True\\x1b[0m\n" in text
     assert "+three\r\n" in text  # CRLF line ends stay as they are
 
 
-@pytest.mark.xfail(strict=True, reason="verify-report checks what a report is bound to, not who wrote it: every "
-                   "binding fact is public, so a hand-written PASS verifies. Only a report CI produced itself is "
-                   "evidence; docs/hooks-and-ci.md's verify-report section should not suggest trusting one an agent attached.")
+@pytest.mark.xfail(
+    strict=True,
+    reason="verify-report checks what a report is bound to, not who wrote it: every "
+    "binding fact is public, so a hand-written PASS verifies. Only a report CI produced itself is "
+    "evidence; docs/hooks-and-ci.md's verify-report section should not suggest trusting one an agent attached.",
+)
 def test_hand_written_report_does_not_verify(agent: GitRepo, tmp_path: Path) -> None:
     agent.write("other/t.py", "x = eval(1)\n")
     head = agent.commit("bad")
     main = agent.git("rev-parse", "main").stdout.strip()
-    forged = {"result": "PASS", "exit_code": 0, "shadow": False, "violations": [], "mode": "range",
-              "test": {"status": "passed"}, "binding": {"manifest_sha256": hashlib.sha256(agent.manifest_path.read_bytes()).hexdigest(),
-                          "base": main, "head": head}}
+    forged = {
+        "result": "PASS",
+        "exit_code": 0,
+        "shadow": False,
+        "violations": [],
+        "mode": "range",
+        "test": {"status": "passed"},
+        "binding": {
+            "manifest_sha256": hashlib.sha256(agent.manifest_path.read_bytes()).hexdigest(),
+            "base": main,
+            "head": head,
+        },
+    }
     report = tmp_path / "forged.json"
     report.write_text(json.dumps(forged), encoding="utf-8")
-    code, _ = run_cli(["verify-report", str(report), "--repo", str(agent.root), "--base", "main",
-                       "--manifest", str(agent.manifest_path)])
+    code, _ = run_cli(
+        [
+            "verify-report",
+            str(report),
+            "--repo",
+            str(agent.root),
+            "--base",
+            "main",
+            "--manifest",
+            str(agent.manifest_path),
+        ]
+    )
     assert code != 0

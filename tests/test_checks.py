@@ -31,8 +31,14 @@ def check_row(out: Outcome, code: str, fires: bool) -> None:
         assert passed(out), out.text
 
 
-def change_file(repo: GitRepo, path: str, before: str | bytes | None, after: str | bytes | None,
-                staged: bool = False, **manifest: object) -> None:
+def change_file(
+    repo: GitRepo,
+    path: str,
+    before: str | bytes | None,
+    after: str | bytes | None,
+    staged: bool = False,
+    **manifest: object,
+) -> None:
     """Commit `before` at `path` (None: no file), set the manifest, then leave `after` (None: deleted)."""
     repo.write("README.txt", "base\n")
     if before is not None:
@@ -68,9 +74,7 @@ def change_file(repo: GitRepo, path: str, before: str | bytes | None, after: str
         (["docs/**"], ["docs/secret/"], "docs/secret/a/b.md", "forbidden-path"),
     ],
 )
-def test_path_checks(
-    repo: GitRepo, allowed: list[str], forbidden: list[str], path: str, code: str | None
-) -> None:
+def test_path_checks(repo: GitRepo, allowed: list[str], forbidden: list[str], path: str, code: str | None) -> None:
     repo.write("README.txt", "base\n")
     repo.commit("base")
     repo.manifest(allowed_paths=allowed, forbidden_globs=forbidden)
@@ -102,8 +106,11 @@ def test_path_checks_cover_deletions_and_both_rename_sides(repo: GitRepo, how: s
     repo.commit("base")
     repo.manifest(allowed_paths=["src/**"], forbidden_globs=["src/legacy.py"])
     target = {
-        "delete-allowed": "src/a.py", "delete-unlisted": "docs/b.md", "delete-forbidden": "src/legacy.py",
-        "rename-forbidden-away": "src/legacy.py", "rename-into-forbidden": "src/legacy.py",
+        "delete-allowed": "src/a.py",
+        "delete-unlisted": "docs/b.md",
+        "delete-forbidden": "src/legacy.py",
+        "rename-forbidden-away": "src/legacy.py",
+        "rename-into-forbidden": "src/legacy.py",
     }[how]
     if how.startswith("delete"):
         repo.git("rm", "-q", target)
@@ -175,8 +182,9 @@ HUNK_CASES = [
 
 @pytest.mark.parametrize("staged", [False, True])
 @pytest.mark.parametrize(("before", "after", "limit", "sizes", "fires"), HUNK_CASES)
-def test_hunk_too_large(repo: GitRepo, before: str | None, after: str | None, limit: int, sizes: list[int],
-                        fires: bool, staged: bool) -> None:
+def test_hunk_too_large(
+    repo: GitRepo, before: str | None, after: str | None, limit: int, sizes: list[int], fires: bool, staged: bool
+) -> None:
     change_file(repo, "src/f.py", before, after, staged, allowed_paths=["src/**"], max_hunk_lines=limit)
     out = repo.score()
     assert out.changed["src/f.py"]["hunks"] == len(sizes)
@@ -246,10 +254,15 @@ TOKEN_CASES = [
     ("unchanged-line", "x = eval(1)\nb\n", "x = eval(1)\nB\n", ["eval("], [], []),
     ("removed-line", "a\nx = eval(1)\n", "a\n", ["eval("], [], []),
     ("deleted-file", "x = eval(1)\n", None, ["eval("], [], []),
-    ("deep-in-file", numbered(30), numbered(30).replace("line 17\n", "line 17\nos.system('x')\n"),
-     ["os.system"], [], [18]),
-    ("two-hunks", TEN, TEN.replace("line 2\n", "exec(2)\n").replace("line 9\n", "exec(9)\n"),
-     ["exec("], [], [2, 9]),
+    (
+        "deep-in-file",
+        numbered(30),
+        numbered(30).replace("line 17\n", "line 17\nos.system('x')\n"),
+        ["os.system"],
+        [],
+        [18],
+    ),
+    ("two-hunks", TEN, TEN.replace("line 2\n", "exec(2)\n").replace("line 9\n", "exec(9)\n"), ["exec("], [], [2, 9]),
     ("no-final-newline", "a\n", "a\nb = eval(1)", ["eval("], [], [2]),
     ("crlf", None, "a\r\nb\r\nx = eval(1)\r\n", ["eval("], [], [3]),
     ("unicode-before", None, "é日本\nñ\nx = pickle.loads(b)\n", ["pickle"], [], [3]),
@@ -267,12 +280,28 @@ TOKEN_CASES = [
 
 
 @pytest.mark.parametrize("staged", [False, True])
-@pytest.mark.parametrize(("before", "after", "subs", "patterns", "lines"), [c[1:] for c in TOKEN_CASES],
-                         ids=[c[0] for c in TOKEN_CASES])
-def test_forbidden_tokens(repo: GitRepo, before: str | None, after: str | None, subs: list[str],
-                          patterns: list[str], lines: list[int], staged: bool) -> None:
-    change_file(repo, "src/f.py", before, after, staged, allowed_paths=["src/**"],
-                forbidden_substrings=subs or ["never-present-token"], forbidden_patterns=patterns)
+@pytest.mark.parametrize(
+    ("before", "after", "subs", "patterns", "lines"), [c[1:] for c in TOKEN_CASES], ids=[c[0] for c in TOKEN_CASES]
+)
+def test_forbidden_tokens(
+    repo: GitRepo,
+    before: str | None,
+    after: str | None,
+    subs: list[str],
+    patterns: list[str],
+    lines: list[int],
+    staged: bool,
+) -> None:
+    change_file(
+        repo,
+        "src/f.py",
+        before,
+        after,
+        staged,
+        allowed_paths=["src/**"],
+        forbidden_substrings=subs or ["never-present-token"],
+        forbidden_patterns=patterns,
+    )
     out = repo.score()
     hits = sorted(v["line"] for v in out.report["violations"] if v["code"] == "forbidden-token")
     assert hits == sorted(lines)
@@ -317,9 +346,7 @@ def test_token_in_range_mode(repo: GitRepo) -> None:
         (None, b"\xff\xfe not utf-8 but no NUL\n", False, False),
     ],
 )
-def test_binary_file(
-    repo: GitRepo, before: bytes | None, after: bytes | None, allow: bool, fires: bool
-) -> None:
+def test_binary_file(repo: GitRepo, before: bytes | None, after: bytes | None, allow: bool, fires: bool) -> None:
     change_file(repo, "src/f.dat", before, after, allowed_paths=["src/**"], allow_binary=allow)
     check_row(repo.score(), "binary-file", fires)
 
@@ -354,8 +381,10 @@ def test_symlink(repo: GitRepo, before: str | None, after: str | None, allow: bo
         assert out.paths("symlink") == {"src/link"}
 
 
-@pytest.mark.parametrize(("action", "allow", "fires"), [("add", False, True), ("add", True, False),
-                                                        ("move", False, True), ("remove", False, False)])
+@pytest.mark.parametrize(
+    ("action", "allow", "fires"),
+    [("add", False, True), ("add", True, False), ("move", False, True), ("remove", False, False)],
+)
 def test_submodule(repo: GitRepo, action: str, allow: bool, fires: bool) -> None:
     repo.write("README.txt", "base\n")
     (repo.root / "src/sub").mkdir(parents=True)
@@ -452,9 +481,7 @@ def test_manifest_missing_everywhere_cannot_score(repo: GitRepo) -> None:
 
 
 @pytest.mark.parametrize("explicit", [False, True])
-def test_base_mode_reads_the_manifest_from_the_base_commit(
-    repo: GitRepo, monkeypatch, explicit: bool
-) -> None:
+def test_base_mode_reads_the_manifest_from_the_base_commit(repo: GitRepo, monkeypatch, explicit: bool) -> None:
     """A branch that widens its own allowlist is still scored against the base's allowlist."""
     manifest = _fenced(repo)
     repo.git("checkout", "-q", "-b", "agent-x")
@@ -537,8 +564,7 @@ def test_failing_test_shows_its_output_tail(ready: GitRepo) -> None:
 
 
 def test_test_timeout_kills_the_whole_process_group(ready: GitRepo) -> None:
-    child = ("import subprocess, sys, time; "
-             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(20)'])")
+    child = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(20)'])"
     script = child + "; print('started', flush=True); time.sleep(20)"
     ready.manifest(required_test=py(script), test_timeout_s=0.5)
     started = time.monotonic()
@@ -580,8 +606,9 @@ def test_test_runs_in_the_repo_root_with_stdin_closed(ready: GitRepo, monkeypatc
     (ready.root / "allowed/deeper").mkdir()
     monkeypatch.chdir(ready.root / "allowed/deeper")
     root = os.path.realpath(ready.root)
-    script = (f"import os, sys\nassert os.path.realpath(os.getcwd()) == {root!r}, os.getcwd()\n"
-              "assert sys.stdin.read() == ''")
+    script = (
+        f"import os, sys\nassert os.path.realpath(os.getcwd()) == {root!r}, os.getcwd()\nassert sys.stdin.read() == ''"
+    )
     ready.manifest(required_test=py(script))
     out = ready.score(skip_test=False, repo_arg=".")
     assert passed(out, "RESULT: PASS"), out.report["test"]
@@ -596,8 +623,9 @@ def test_test_runs_in_the_repo_root_with_stdin_closed(ready: GitRepo, monkeypatc
         ({"GIT_DIR": "/tmp/elsewhere"}, [], False),
     ],
 )
-def test_required_test_environment(ready: GitRepo, monkeypatch, exported: dict[str, str], test_env: list[str],
-                                   visible: bool) -> None:
+def test_required_test_environment(
+    ready: GitRepo, monkeypatch, exported: dict[str, str], test_env: list[str], visible: bool
+) -> None:
     """A variable the agent exported steers the test only when the manifest names it."""
     names = sorted(exported)
     script = f"import os, sys\nsys.exit(0 if all(n in os.environ for n in {names!r}) else 1)"
@@ -633,9 +661,18 @@ def test_range_mode_runs_the_test_only_at_head(committed: GitRepo) -> None:
 # --- could not score -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [["--base", "nonexistent-ref"], ["--base", "main", "--head", "nope"],
-                                  ["--base=--output=x"], ["--base=-p"], ["--base", "main", "--head=--all"],
-                                  ["--base", "HEAD~99"], ["--base", "main:README.txt"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--base", "nonexistent-ref"],
+        ["--base", "main", "--head", "nope"],
+        ["--base=--output=x"],
+        ["--base=-p"],
+        ["--base", "main", "--head=--all"],
+        ["--base", "HEAD~99"],
+        ["--base", "main:README.txt"],
+    ],
+)
 def test_git_error(committed: GitRepo, args: list[str]) -> None:
     """Refs that do not name a commit, including ones shaped like git options."""
     out = committed.score(*args)
@@ -666,8 +703,7 @@ def test_not_a_git_repository(tmp_path: Path, committed: GitRepo) -> None:
     assert out.last_line == "RESULT: FAIL (could not score: git-error)"
 
 
-@pytest.mark.parametrize("name", ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-                                  "GIT_COMMON_DIR"])
+@pytest.mark.parametrize("name", ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR"])
 def test_environment_pointing_git_elsewhere_is_refused(committed: GitRepo, monkeypatch, name: str) -> None:
     committed.write("allowed/a.py", "changed\n")
     monkeypatch.setenv(name, str(committed.scratch))
@@ -688,8 +724,9 @@ def test_a_symlink_whose_target_is_unknown_fails_even_when_symlinks_are_allowed(
     from scorer.manifest.load import parse_manifest
     from scorer.model import ChangedPath, Inspection
 
-    manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["**"], "required_test": ["t"], '
-                              b'"allow_symlinks": true}', "m")
+    manifest = parse_manifest(
+        b'{"job_id": "j", "allowed_paths": ["**"], "required_test": ["t"], "allow_symlinks": true}', "m"
+    )
     link = ChangedPath("allowed/l", "added", symlink=True, new_mode="120000", symlink_target=None)
     ins = Inspection(mode="worktree", repo_root=str(committed.root), head=None, changed=(link,))
     assert [v.code for v in check_kinds(ins, Job(manifest))] == ["symlink"]

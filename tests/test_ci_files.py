@@ -33,6 +33,8 @@ def _input_name(expr: str) -> str:
     match = INPUT_EXPR.fullmatch(expr)
     assert match is not None, expr
     return match.group(1)
+
+
 LONG_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 

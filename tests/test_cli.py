@@ -15,8 +15,9 @@ from scorer import main as cli
 
 
 def score_json(repo: GitRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
-    code = cli.main(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--skip-test",
-                     "--format", "json", *args])
+    code = cli.main(
+        ["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--skip-test", "--format", "json", *args]
+    )
     out = capsys.readouterr().out
     return code, json.loads(out)
 
@@ -39,8 +40,9 @@ def test_json_report_shape(committed: GitRepo, capsys) -> None:
     assert (report["result"], report["exit_code"], report["job_id"]) == ("FAIL", 1, "test-job")
     assert report["mode"] == "worktree"
     change = {c["path"]: c for c in report["changed"]}["allowed/a.py"]
-    assert {"path", "old_path", "status", "added", "removed", "largest_hunk", "binary", "symlink",
-            "submodule"} <= set(change)
+    assert {"path", "old_path", "status", "added", "removed", "largest_hunk", "binary", "symlink", "submodule"} <= set(
+        change
+    )
     assert (change["status"], change["added"], change["removed"]) == ("modified", 1, 3)
     assert change["largest_hunk"] == 4
     assert report["violations"] == [
@@ -104,8 +106,9 @@ def test_branches(committed: GitRepo, capsys, branch: str | None, globs: list[st
 
 
 def test_branches_skip_happens_before_the_manifest_is_read(committed: GitRepo, capsys) -> None:
-    code = cli.main(["--repo", str(committed.root), "--manifest", str(committed.scratch / "missing.json"),
-                     "--branches", "agent-*"])
+    code = cli.main(
+        ["--repo", str(committed.root), "--manifest", str(committed.scratch / "missing.json"), "--branches", "agent-*"]
+    )
     assert code == 0
     assert "not scored" in capsys.readouterr().out
 
@@ -157,9 +160,7 @@ def test_head_without_base_cannot_score(committed: GitRepo, capsys) -> None:
     assert last_line(capsys.readouterr().out) == "RESULT: FAIL (could not score: git-error)"
 
 
-def test_relative_repo_and_manifest_resolve_against_the_working_directory(
-    committed: GitRepo, monkeypatch
-) -> None:
+def test_relative_repo_and_manifest_resolve_against_the_working_directory(committed: GitRepo, monkeypatch) -> None:
     committed.write("allowed/a.py", "changed\n")
     monkeypatch.chdir(committed.root.parent)
     manifest = Path(committed.manifest_path).relative_to(committed.root.parent)
@@ -178,8 +179,9 @@ def test_repo_from_a_subdirectory(committed: GitRepo, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("exc", [RuntimeError("boom"), KeyError("k"), RecursionError(), KeyboardInterrupt()])
-def test_unexpected_exception_is_exit_2_not_a_traceback(committed: GitRepo, capsys, monkeypatch,
-                                                        exc: BaseException) -> None:
+def test_unexpected_exception_is_exit_2_not_a_traceback(
+    committed: GitRepo, capsys, monkeypatch, exc: BaseException
+) -> None:
     import scorer.pipeline
 
     def explode(*args, **kwargs):
@@ -271,8 +273,7 @@ def test_json_to_a_file_still_prints_the_text_verdict(committed: GitRepo, capsys
 
 
 def test_python_dash_m_scorer_help() -> None:
-    proc = subprocess.run([sys.executable, "-m", "scorer", "--help"], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "scorer", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert "usage: score-diff" in proc.stdout
     for option in ("--manifest", "--repo", "--base", "--head", "--format", "--skip-test", "--branches"):
@@ -292,7 +293,9 @@ def test_version(capsys) -> None:
     assert capsys.readouterr().out.startswith("score-diff ")
 
 
-def test_branches_takes_one_glob_so_the_hooks_message_file_is_never_a_glob(committed: GitRepo, capsys, tmp_path) -> None:
+def test_branches_takes_one_glob_so_the_hooks_message_file_is_never_a_glob(
+    committed: GitRepo, capsys, tmp_path
+) -> None:
     """pre-commit appends the commit message file after the hook's args, e.g. `--branches agent-* MSGFILE`."""
     committed.git("checkout", "-q", "-b", "agent-x")
     committed.write("allowed/a.py", "changed\n")
@@ -303,8 +306,15 @@ def test_branches_takes_one_glob_so_the_hooks_message_file_is_never_a_glob(commi
     assert last_line(capsys.readouterr().out) == "RESULT: PASS (with test skipped)"
 
 
-@pytest.mark.parametrize("argv", [["reveiw", "--base", "main"], ["--skip-test", "COMMIT_EDITMSG"],
-                                  ["--manifest", "m.json", "log"], ["nosuchcommand"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reveiw", "--base", "main"],
+        ["--skip-test", "COMMIT_EDITMSG"],
+        ["--manifest", "m.json", "log"],
+        ["nosuchcommand"],
+    ],
+)
 def test_a_stray_word_is_a_usage_error_never_a_file(argv, capsys) -> None:
     code = cli.main(argv)
     out = capsys.readouterr().out

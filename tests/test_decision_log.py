@@ -26,9 +26,7 @@ def result(job: str | None = "job-1", n: int = 0, **kw: object) -> Result:
         "exit_code": 1 if n else 0,
         "job_id": job,
         "mode": "range",
-        "violations": tuple(
-            Violation("unlisted-path", f"not allowed {i}", f"src/f{i}.py", i + 1) for i in range(n)
-        ),
+        "violations": tuple(Violation("unlisted-path", f"not allowed {i}", f"src/f{i}.py", i + 1) for i in range(n)),
         "base": "a" * 40,
         "head": "b" * 40,
         "manifest_sha256": "c" * 64,
@@ -168,9 +166,7 @@ WRITER = textwrap.dedent(
 def test_two_processes_writing_at_once_lose_nothing(db: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     go = tmp_path / "go"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(db), job, str(go)], env=env) for job in ("p", "q")
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), job, str(go)], env=env) for job in ("p", "q")]
     go.touch()
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     jobs = {r["job_id"] for r in read(db)}
@@ -277,7 +273,8 @@ def test_a_row_carries_the_test_status_branch_and_gate(db: Path) -> None:
     assert (row["test_status"], row["branch"], row["gate"]) == ("skipped", "agent-fix", "ci")
     assert format_records([row], "text").splitlines()[0] == (
         "2025-01-02T03:04:05Z  PASS  exit 0  job job-1  range aaaaaaaaaaaa..bbbbbbbbbbbb"
-        "  branch agent-fix  gate ci  test skipped  1.2s  0 violations")
+        "  branch agent-fix  gate ci  test skipped  1.2s  0 violations"
+    )
 
 
 def test_an_older_log_gains_the_columns_in_place_and_its_rows_stay_unknown(db: Path) -> None:
@@ -286,8 +283,10 @@ def test_an_older_log_gains_the_columns_in_place_and_its_rows_stay_unknown(db: P
         for statement in decision_log._SCHEMA:  # the version-1 table, before the guard's and these columns
             conn.execute(statement)
         conn.execute("PRAGMA user_version = 1")
-        conn.execute("INSERT INTO decisions (time, job_id, mode, verdict, exit_code, shadow, violations, "
-                     "duration_s, version) VALUES ('t', 'old', 'range', 'PASS', 0, 0, '[]', 1.0, '0.0.9')")
+        conn.execute(
+            "INSERT INTO decisions (time, job_id, mode, verdict, exit_code, shadow, violations, "
+            "duration_s, version) VALUES ('t', 'old', 'range', 'PASS', 0, 0, '[]', 1.0, '0.0.9')"
+        )
     assert record(db, result(job="new"), gate="hook") is None
     new, old = read(db)
     assert (new["job_id"], new["gate"], new["test_status"]) == ("new", "hook", "not-run")
@@ -303,14 +302,17 @@ def test_read_filters_by_job_and_verdict(db: Path) -> None:
     assert [r["verdict"] for r in read(db, job="b")] == [PASS, FAIL]
 
 
-@pytest.mark.parametrize(("environ", "gate"), [
-    ({}, "manual"),
-    ({"PRE_COMMIT": "1"}, "hook"),
-    ({"GIT_INDEX_FILE": ".git/index"}, "hook"),
-    ({"CI": "true"}, "ci"),
-    ({"CI": "false"}, "manual"),
-    ({"CI": "1", "PRE_COMMIT": "1"}, "hook"),
-])
+@pytest.mark.parametrize(
+    ("environ", "gate"),
+    [
+        ({}, "manual"),
+        ({"PRE_COMMIT": "1"}, "hook"),
+        ({"GIT_INDEX_FILE": ".git/index"}, "hook"),
+        ({"CI": "true"}, "ci"),
+        ({"CI": "false"}, "manual"),
+        ({"CI": "1", "PRE_COMMIT": "1"}, "hook"),
+    ],
+)
 def test_the_gate_is_inferred_from_the_environment(environ: dict[str, str], gate: str) -> None:
     assert decision_log.infer_gate(environ) == gate
 
@@ -329,6 +331,8 @@ def test_a_scoring_run_logs_its_test_branch_and_gate_and_log_filters_them(commit
     code, out = run_cli(["log", "--log-db", log, "--job", "test-job", "--verdict", "FAIL", "--format", "json"])
     rows = json.loads(out)
     assert code == 0 and [(r["gate"], r["test_status"], r["branch"]) for r in rows] == [
-        ("hook", "not-run", "agent-x"), ("ci", "not-run", "agent-x")]
+        ("hook", "not-run", "agent-x"),
+        ("ci", "not-run", "agent-x"),
+    ]
     code, out = run_cli(["log", "--log-db", log, "--verdict", "PASS"])
     assert code == 0 and "  branch agent-x  gate manual  test skipped  " in out and len(out.splitlines()) == 1

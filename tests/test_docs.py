@@ -41,8 +41,10 @@ def blocks(text: str) -> list[tuple[str, str]]:
     out = []
     for m in FENCE.finditer(text):
         indent = len(m.group(1))
-        body = "".join(line[indent:] if line[:indent].strip(" ") == "" and line.strip() else line.lstrip(" ")
-                       for line in m.group(4).splitlines(keepends=True))
+        body = "".join(
+            line[indent:] if line[:indent].strip(" ") == "" and line.strip() else line.lstrip(" ")
+            for line in m.group(4).splitlines(keepends=True)
+        )
         out.append((m.group(3), body))
     return out
 
@@ -95,7 +97,7 @@ def invocations(text: str) -> list[tuple[str, str]]:
     found = []
     for line in command_lines(text):
         for m in INVOCATION.finditer(line):
-            rest = re.split(r"\s(?:\||&&|;|#)|\)", line[m.end():], maxsplit=1)[0]  # `a|b` is a choice
+            rest = re.split(r"\s(?:\||&&|;|#)|\)", line[m.end() :], maxsplit=1)[0]  # `a|b` is a choice
             words = rest.split()
             first = words[0].strip("[]") if words else ""
             name = first if first in COMMANDS else "score"
@@ -157,18 +159,46 @@ def test_readme_stays_a_front_door():
 
 @pytest.mark.parametrize("path", DOCS, ids=IDS)
 def test_every_score_diff_command_shown_uses_real_flags(path):
-    unknown = [(name, flag) for name, rest in invocations(read(path))
-               for flag in LONG_FLAG.findall(rest) if flag not in flags_of(name)]
+    unknown = [
+        (name, flag)
+        for name, rest in invocations(read(path))
+        for flag in LONG_FLAG.findall(rest)
+        if flag not in flags_of(name)
+    ]
     assert unknown == []
 
 
 # Flags of other tools that the docs name in inline code.
 OTHER_TOOLS_FLAGS = {
-    "--no-verify", "--no-ext-diff", "--no-textconv", "--text", "--verbose", "--numstat", "--raw",
-    "--exclude-per-directory", "--pathspec-from-file", "--no-index", "--keep", "--profile",
-    "--runs", "--seed", "--cache-dir", "--no-literal", "--json", "--size", "--files", "--changed",
-    "--untracked", "--dest", "--calls", "--baseline",
-    "--junitxml", "--junit-xml", "--lf", "--sw", "--nf",  # pytest's, in docs/required-test.md
+    "--no-verify",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--text",
+    "--verbose",
+    "--numstat",
+    "--raw",
+    "--exclude-per-directory",
+    "--pathspec-from-file",
+    "--no-index",
+    "--keep",
+    "--profile",
+    "--runs",
+    "--seed",
+    "--cache-dir",
+    "--no-literal",
+    "--json",
+    "--size",
+    "--files",
+    "--changed",
+    "--untracked",
+    "--dest",
+    "--calls",
+    "--baseline",
+    "--junitxml",
+    "--junit-xml",
+    "--lf",
+    "--sw",
+    "--nf",  # pytest's, in docs/required-test.md
 }
 
 
@@ -348,7 +378,8 @@ def test_the_quick_start_works_as_written(tmp_path, monkeypatch):
     (root / "tests").mkdir()
     (root / "src/pricing.py").write_text("def discount(price, percent):\n    return price * percent\n")
     (root / "tests/test_pricing.py").write_text(
-        "from src.pricing import discount\n\n\ndef test_discount():\n    assert discount(200, 10) == 180\n")
+        "from src.pricing import discount\n\n\ndef test_discount():\n    assert discount(200, 10) == 180\n"
+    )
     sh("git init -q -b main && git add -A && git commit -q -m 'The project'")
 
     # Steps 1-5.
@@ -370,7 +401,9 @@ def test_the_quick_start_works_as_written(tmp_path, monkeypatch):
         sh(command)
     blocked = sh(commands[-1], check=False)
     assert blocked.returncode == 1
-    assert _normalised(blocked.stdout + blocked.stderr, root) == _normalised(shown, root)  # git sends hook output to stderr
+    assert _normalised(blocked.stdout + blocked.stderr, root) == _normalised(
+        shown, root
+    )  # git sends hook output to stderr
 
     # Inside the fence, with the test passing, the commit goes through; then step 7.
     sh("git rm -q --cached src/helpers.py && rm src/helpers.py")
@@ -384,9 +417,13 @@ def test_the_quick_start_works_as_written(tmp_path, monkeypatch):
 
 
 VERDICTS = [
-    r"RESULT: PASS", r"RESULT: PASS \(with test skipped\)", r"RESULT: PASS \(shadow: (N|\d+) would-fail\)",
-    r"RESULT: FAIL", r"RESULT: FAIL \(could not score: (?P<code><code>|[a-z-]+)\)",
-    r"RESULT: PASS \(report binds to this merge\)", r"RESULT: FAIL \(report does not bind to this merge\)",
+    r"RESULT: PASS",
+    r"RESULT: PASS \(with test skipped\)",
+    r"RESULT: PASS \(shadow: (N|\d+) would-fail\)",
+    r"RESULT: FAIL",
+    r"RESULT: FAIL \(could not score: (?P<code><code>|[a-z-]+)\)",
+    r"RESULT: PASS \(report binds to this merge\)",
+    r"RESULT: FAIL \(report does not bind to this merge\)",
 ]
 
 
@@ -396,8 +433,12 @@ def test_every_verdict_line_shown_is_one_score_diff_writes(path):
     from scorer.report.facts import could_not_score_line
 
     shown = [s for s in INLINE.findall(prose(read(path))) if s.startswith("RESULT:")]
-    shown += [line.strip() for _, body in blocks(read(path)) for line in body.splitlines()
-              if line.strip().startswith("RESULT:")]
+    shown += [
+        line.strip()
+        for _, body in blocks(read(path))
+        for line in body.splitlines()
+        if line.strip().startswith("RESULT:")
+    ]
     for line in shown:
         match = next((m for p in VERDICTS if (m := re.fullmatch(p, line))), None)
         assert match, line
@@ -432,13 +473,19 @@ def test_shadow_example_is_real_output(repo, monkeypatch):
     bindir = repo.scratch / "bin"
     bindir.mkdir()
     cases = "".join(f'<testcase classname="tests.test_pricing" name="t{n}"/>' for n in range(3))
-    (bindir / "python").write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --junitxml=*) "
-                                   f"printf '%s' '<testsuites><testsuite tests=\"3\">{cases}</testsuite></testsuites>' "
-                                   "> \"${a#--junitxml=}\";; esac; done\nexit 0\n")
+    (bindir / "python").write_text(
+        '#!/bin/sh\nfor a in "$@"; do case $a in --junitxml=*) '
+        f"printf '%s' '<testsuites><testsuite tests=\"3\">{cases}</testsuite></testsuites>' "
+        '> "${a#--junitxml=}";; esac; done\nexit 0\n'
+    )
     (bindir / "python").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
-    repo.manifest(allowed_paths=["src/pricing.py"], forbidden_substrings=["eval("], mode="shadow",
-                  required_test=["python", "-m", "pytest", "tests/test_pricing.py", "-q"])
+    repo.manifest(
+        allowed_paths=["src/pricing.py"],
+        forbidden_substrings=["eval("],
+        mode="shadow",
+        required_test=["python", "-m", "pytest", "tests/test_pricing.py", "-q"],
+    )
     code, out = run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--no-log"])
     assert code == 0
     lines = out.rstrip("\n").splitlines()
@@ -457,12 +504,20 @@ def test_log_example_is_real_output(repo):
     repo.commit("fix")
     repo.manifest(job_id="fix-discount-2026-09-17", allowed_paths=["src/pricing.py"])
     log = repo.scratch / "log.sqlite3"
-    assert run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base,
-                    "--log-db", str(log)])[0] == 0
+    assert (
+        run_cli(
+            ["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base, "--log-db", str(log)]
+        )[0]
+        == 0
+    )
     repo.write("src/checkout.py", "b\n")
     repo.commit("stray")
-    assert run_cli(["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base,
-                    "--log-db", str(log)])[0] == 1
+    assert (
+        run_cli(
+            ["--repo", str(repo.root), "--manifest", str(repo.manifest_path), "--base", base, "--log-db", str(log)]
+        )[0]
+        == 1
+    )
     code, out = run_cli(["log", "--repo", str(repo.root), "--log-db", str(log)])
     assert code == 0
     assert [_shape(line) for line in out.rstrip("\n").splitlines()] == [_shape(line) for line in shown]
@@ -486,7 +541,8 @@ def test_junit_testcase_table_matches_the_renderer():
     doc = read(ROOT / "docs/formats.md")
     rows = re.findall(r"^\| `([\w-]+)` \| ((?:`[a-z-]+`(?:, )?)+) \|$", doc, re.M)
     assert {name: tuple(re.findall(r"`([a-z-]+)`", codes)) for name, codes in rows} == {
-        name: tuple(codes) for name, codes in CHECKS.items()}
+        name: tuple(codes) for name, codes in CHECKS.items()
+    }
 
 
 def test_export_redaction_examples_are_what_scrub_does():

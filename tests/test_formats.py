@@ -92,9 +92,7 @@ def rich_result(*, shadow: bool = False) -> Result:
         ChangedPath("vendor/lib", "modified", submodule=True),
         ChangedPath(RENAMED_TO, "renamed", old_path=RENAMED_FROM, added=1, removed=1),
     )
-    test = Outcome(
-        "failed", TEST_ARGV, TEST_EXIT, 3.25, "E   assert 1 == 2\n```\n\x1b[31mFAILED\x1b[0m | x\n"
-    )
+    test = Outcome("failed", TEST_ARGV, TEST_EXIT, 3.25, "E   assert 1 == 2\n```\n\x1b[31mFAILED\x1b[0m | x\n")
     justifications = (
         Justification("deploy/prod.yml", "docs/why.md:7", "rotate key | now", "git revert `abc`"),
         Justification("::stop-commands::pwn", "docs/why.md:8", "a name that looks like a command", "-"),
@@ -148,9 +146,7 @@ def parse_github(out: str) -> list[tuple[str, dict[str, str], str]]:
             continue
         in_group = {"group": True, "endgroup": False}.get(m.group(1), in_group)
         props = dict(p.split("=", 1) for p in m.group(2).split(",")) if m.group(2) else {}
-        commands.append(
-            (m.group(1), {k: unescape_github(v) for k, v in props.items()}, unescape_github(m.group(3)))
-        )
+        commands.append((m.group(1), {k: unescape_github(v) for k, v in props.items()}, unescape_github(m.group(3))))
     return commands
 
 
@@ -239,9 +235,7 @@ def test_empty_pass_renders(fmt):
 
 def _validate_sarif(out: str) -> dict:
     log = json.loads(out)
-    validator = jsonschema.Draft4Validator(
-        SARIF_SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
-    )
+    validator = jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
     validator.validate(log)
     return log
 
@@ -462,12 +456,17 @@ def example_result() -> Result:
         exit_code=1,
         job_id="fix-typo",
         mode="range",
-        violations=(Violation(
-            "unlisted-path", "setup.py is not in allowed_paths", "setup.py",
-            hint="undo your change to setup.py (modified): run `git restore --source=4b825dc642cb6eb9a060e54bf8d6928"
-                 "8fbee4904 --staged --worktree -- setup.py && git commit -m 'Undo the change to setup.py'`; this "
-                 "job may change only: README.md",
-            fix="if the job needs setup.py, add it to allowed_paths: 'setup.py'"),),
+        violations=(
+            Violation(
+                "unlisted-path",
+                "setup.py is not in allowed_paths",
+                "setup.py",
+                hint="undo your change to setup.py (modified): run `git restore --source=4b825dc642cb6eb9a060e54bf8d6928"
+                "8fbee4904 --staged --worktree -- setup.py && git commit -m 'Undo the change to setup.py'`; this "
+                "job may change only: README.md",
+                fix="if the job needs setup.py, add it to allowed_paths: 'setup.py'",
+            ),
+        ),
         description="Fix the typo in README.md.",
         changed=(
             ChangedPath("README.md", "modified", added=1, removed=1),

@@ -29,8 +29,9 @@ def diff_bytes(committed: GitRepo) -> bytes:
     committed.git("mv", "allowed/moved.py", "allowed/renamed.py")
     committed.write("allowed/a\nnewline.py", "x\n")
     committed.git("add", "-A")
-    return subprocess.run(["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root,
-                          capture_output=True, check=True).stdout
+    return subprocess.run(
+        ["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root, capture_output=True, check=True
+    ).stdout
 
 
 def _summary(parts):
@@ -64,8 +65,11 @@ def _without_section(diff: bytes, header: bytes) -> bytes:
 
 
 @pytest.mark.parametrize("size", [1, 100_000])
-@pytest.mark.parametrize("header", [b'diff --git "a/allowed/a\\nnewline.py"', b"diff --git a/allowed/kind.py",
-                                    b"diff --git a/allowed/moved.py"], ids=["added", "typechange", "renamed"])
+@pytest.mark.parametrize(
+    "header",
+    [b'diff --git "a/allowed/a\\nnewline.py"', b"diff --git a/allowed/kind.py", b"diff --git a/allowed/moved.py"],
+    ids=["added", "typechange", "renamed"],
+)
 def test_a_patch_missing_sections_fails_closed(diff_bytes, monkeypatch, header, size):
     monkeypatch.setattr(gitparse, "_BATCH", 1)
     cut = _without_section(diff_bytes, header)
@@ -93,8 +97,9 @@ def test_one_huge_section_is_searched_once_not_once_per_chunk(committed: GitRepo
     with every chunk that arrives (8 MB in 64 KB chunks was 128 scans of up to 8 MB)."""
     committed.write("allowed/big.py", "x = 1\n" * 1_400_000)
     committed.git("add", "-A")
-    diff = subprocess.run(["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root,
-                          capture_output=True, check=True).stdout
+    diff = subprocess.run(
+        ["git", *PINNED_ARGS, "diff", "--cached", *DIFF_ARGS], cwd=committed.root, capture_output=True, check=True
+    ).stdout
     searched = [0]
     real = gitparse._finds
 

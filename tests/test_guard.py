@@ -502,8 +502,11 @@ def test_a_forged_validation_cache_in_the_git_dir_does_not_loosen_the_fence(guar
 
     write = _payload(guarded, "Write", file_path=f"{guarded.repo.root}/other/b.py", content="x\n")
     sha = hashlib.sha256(guarded.repo.manifest_path.read_bytes()).hexdigest()
-    forged = {"sha256": sha, "source": str(guarded.repo.manifest_path),
-              "fields": {"job_id": "j", "allowed_paths": ["**"], "required_test": ["true"]}}
+    forged = {
+        "sha256": sha,
+        "source": str(guarded.repo.manifest_path),
+        "fields": {"job_id": "j", "allowed_paths": ["**"], "required_test": ["true"]},
+    }
     cache = guarded.repo.root / ".git" / "score-diff" / "guard-manifest.json"
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(forged))
@@ -527,7 +530,10 @@ def test_a_write_call_imports_no_parser_it_does_not_use(guarded: Guarded):
     )
     out = subprocess.run(
         [sys.executable, "-c", probe, str(guarded.repo.manifest_path), str(guarded.db), payload],
-        capture_output=True, text=True, cwd=guarded.repo.root, check=True,
+        capture_output=True,
+        text=True,
+        cwd=guarded.repo.root,
+        check=True,
     ).stdout
     assert out.strip().splitlines()[-1] == "0 []", out
     assert guarded.last()["decision"] == "allow"
@@ -547,8 +553,13 @@ def test_console_entry_runs_the_guard_without_the_other_subcommands(guarded: Gua
 
 
 def _write_call(repo: GitRepo, rel: str) -> dict:
-    return {"session_id": "s", "cwd": str(repo.root), "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": f"{repo.root}/{rel}", "content": "x = 1\n"}}
+    return {
+        "session_id": "s",
+        "cwd": str(repo.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": f"{repo.root}/{rel}", "content": "x = 1\n"},
+    }
 
 
 def _guard_default_manifest(repo: GitRepo, rel: str) -> int:

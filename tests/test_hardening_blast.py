@@ -15,8 +15,10 @@ WORKFLOW_GLOB = ".github/workflows/*.yml"
 
 
 def _trailers(path: str, indent: str = "") -> str:
-    return (f"add {path}\n\n{indent}Blast-Radius: {path}\n{indent}Justification: src/why.py:1 needed for the job\n"
-            f"{indent}Rollback: git revert this commit\n")
+    return (
+        f"add {path}\n\n{indent}Blast-Radius: {path}\n{indent}Justification: src/why.py:1 needed for the job\n"
+        f"{indent}Rollback: git revert this commit\n"
+    )
 
 
 @pytest.fixture
@@ -88,8 +90,9 @@ def test_indented_trailers_that_a_space_comment_char_strips_do_not_count(app, tm
 def test_the_comment_char_from_the_command_line_counts_too(app, tmp_path, monkeypatch):
     """`git -c core.commentChar=B commit` reaches the hook as GIT_CONFIG_PARAMETERS: git strips
     every line starting with B, so `Blast-Radius:` itself is a comment."""
-    out = _commit_msg(app, _trailers(MIGRATION), tmp_path,
-                      {"GIT_CONFIG_PARAMETERS": "'core.commentchar'='B'"}, monkeypatch)
+    out = _commit_msg(
+        app, _trailers(MIGRATION), tmp_path, {"GIT_CONFIG_PARAMETERS": "'core.commentchar'='B'"}, monkeypatch
+    )
     assert out.codes == {"sensitive-path"}, out.text
 
 

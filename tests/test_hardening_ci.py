@@ -23,8 +23,21 @@ def branch(committed: GitRepo) -> GitRepo:
 
 def _report(repo: GitRepo, tmp_path: Path, *extra: str) -> Path:
     report = tmp_path / "report.json"
-    run_cli(["--repo", str(repo.root), "--base", "main", "--manifest", str(repo.manifest_path),
-             "--format", "json", "--output", str(report), *extra])
+    run_cli(
+        [
+            "--repo",
+            str(repo.root),
+            "--base",
+            "main",
+            "--manifest",
+            str(repo.manifest_path),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+            *extra,
+        ]
+    )
     return report
 
 
@@ -63,8 +76,15 @@ def test_a_report_whose_test_ran_and_passed_verifies_and_says_what_was_checked(b
 
 
 def test_with_no_fact_to_check_a_forged_report_is_a_usage_error(branch, tmp_path):
-    forged = {"result": "PASS", "exit_code": 0, "shadow": False, "violations": [], "mode": "range",
-              "test": {"status": "passed"}, "binding": {"manifest_sha256": "0" * 64, "base": "0" * 40, "head": "0" * 40}}
+    forged = {
+        "result": "PASS",
+        "exit_code": 0,
+        "shadow": False,
+        "violations": [],
+        "mode": "range",
+        "test": {"status": "passed"},
+        "binding": {"manifest_sha256": "0" * 64, "base": "0" * 40, "head": "0" * 40},
+    }
     report = tmp_path / "forged.json"
     report.write_text(json.dumps(forged), encoding="utf-8")
     code, text = _verify(branch, report)

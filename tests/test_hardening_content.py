@@ -109,12 +109,21 @@ def leaky(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, list[str]]:
     key = _key_lines(60)
     key_file = tmp_path / "key.txt"
     key_file.write_text("\n".join(key) + "\n", encoding="utf-8")
-    repo.manifest(allowed_paths=["src/**", MIGRATION], required_test=[
-        sys.executable, "-c", "import sys; print(open(sys.argv[1]).read()); print('1 passed')", str(key_file)])
+    repo.manifest(
+        allowed_paths=["src/**", MIGRATION],
+        required_test=[
+            sys.executable,
+            "-c",
+            "import sys; print(open(sys.argv[1]).read()); print('1 passed')",
+            str(key_file),
+        ],
+    )
     repo.write(f"src/.token-cache/{in_name}.json", "{}\n")
     repo.write(MIGRATION, "CREATE TABLE t (id int);\n")
-    repo.commit(f"add the table\n\nBlast-Radius: {MIGRATION}\nJustification: src/app.py:1 the app needs it "
-                f"{in_reason}\nRollback: drop it with {in_rollback}\n")
+    repo.commit(
+        f"add the table\n\nBlast-Radius: {MIGRATION}\nJustification: src/app.py:1 the app needs it "
+        f"{in_reason}\nRollback: drop it with {in_rollback}\n"
+    )
     return repo, [in_name, in_rollback, in_reason, *key[1:-1]]
 
 
@@ -125,8 +134,17 @@ def _every_output(repo: GitRepo, tmp_path: Path, monkeypatch) -> dict[str, str]:
     summary = out_dir / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     db = out_dir / "log.sqlite3"
-    argv = ["--repo", str(repo.root), "--base", "main", "--manifest", str(repo.manifest_path), "--shadow",
-            "--log-db", str(db)]
+    argv = [
+        "--repo",
+        str(repo.root),
+        "--base",
+        "main",
+        "--manifest",
+        str(repo.manifest_path),
+        "--shadow",
+        "--log-db",
+        str(db),
+    ]
     for fmt in sorted(FORMATS):
         argv += ["--format", fmt, "--output", str(out_dir / f"report.{fmt}")]
     code, stdout = run_cli([*argv, "--format", "text"])
@@ -153,8 +171,10 @@ def test_no_secret_appears_in_any_output(leaky, tmp_path, monkeypatch):
     # The verdict was reached on the real names: the file is allowed, the secrets are found.
     secret_where = {(v["path"], v["message"].split(":")[0]) for v in report["violations"] if v["code"] == "secret"}
     assert any(path and path.startswith("src/.token-cache/ghp_") for path, _ in secret_where), secret_where
-    assert {m for path, m in secret_where if path is None} == {f"commit {report['binding']['head']} message line 4",
-                                                               f"commit {report['binding']['head']} message line 5"}
+    assert {m for path, m in secret_where if path is None} == {
+        f"commit {report['binding']['head']} message line 4",
+        f"commit {report['binding']['head']} message line 5",
+    }
     [named] = [c for c in report["changed"] if c["path"].startswith("src/.token-cache/")]
     assert named["allowed"] is True
 
@@ -353,7 +373,8 @@ def test_renaming_a_file_to_a_token_name_fails(committed):
 def test_a_branch_named_after_a_token_is_masked_when_it_is_not_scored(committed):
     value = _token()
     committed.git("checkout", "-q", "-b", f"feature-{value}")
-    code, text = run_cli(["--repo", str(committed.root), "--manifest", str(committed.manifest_path),
-                          "--branches", "agent-*"])
+    code, text = run_cli(
+        ["--repo", str(committed.root), "--manifest", str(committed.manifest_path), "--branches", "agent-*"]
+    )
     assert code == 0 and "does not match --branches" in text
     assert value not in text and "ghp_****" in text

@@ -30,8 +30,9 @@ def fenced(repo: GitRepo) -> GitRepo:
     """job_manifest.json committed at the root: allowed/** only, eval( forbidden."""
     repo.write("allowed/a.py", "a\n")
     repo.write("other/b.py", "b\n")
-    repo.manifest_path = repo.write_manifest(repo.root / "job_manifest.json", allowed_paths=["allowed/**"],
-                                             forbidden_substrings=[TOKEN])
+    repo.manifest_path = repo.write_manifest(
+        repo.root / "job_manifest.json", allowed_paths=["allowed/**"], forbidden_substrings=[TOKEN]
+    )
     repo.commit("base with its fence")
     return repo
 
@@ -50,8 +51,10 @@ def test_edited_manifest_is_flagged_and_the_change_judged_by_heads(fenced: GitRe
     out = fenced.score()
     assert failed_with(out, "manifest-changed", "unlisted-path", "forbidden-token"), out.text
     assert out.paths("unlisted-path") >= {"other/b.py"}
-    assert out.report["binding"]["manifest_sha256"] == hashlib.sha256(
-        fenced.git("show", "HEAD:job_manifest.json").stdout.encode()).hexdigest()
+    assert (
+        out.report["binding"]["manifest_sha256"]
+        == hashlib.sha256(fenced.git("show", "HEAD:job_manifest.json").stdout.encode()).hexdigest()
+    )
 
 
 def test_edited_manifest_with_a_matching_pin_on_disk(fenced: GitRepo) -> None:
@@ -107,16 +110,26 @@ def _env_fence(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, manifest: Path, p
     monkeypatch.setenv("SCORE_DIFF_MANIFEST", str(manifest))
     if pin:
         monkeypatch.setenv("SCORE_DIFF_MANIFEST_SHA256", sha(manifest))
-    code, text = run_cli(["--repo", str(repo.root), "--skip-test", "--format", "json", "--output",
-                          str(repo.scratch / "r.json"), "--format", "text"])
+    code, text = run_cli(
+        [
+            "--repo",
+            str(repo.root),
+            "--skip-test",
+            "--format",
+            "json",
+            "--output",
+            str(repo.scratch / "r.json"),
+            "--format",
+            "text",
+        ]
+    )
     import json
 
     return Outcome(code, json.loads((repo.scratch / "r.json").read_text()), text)
 
 
 @pytest.mark.parametrize("pin", [True, False])
-def test_environment_cannot_swap_in_a_manifest_outside_the_repository(fenced: GitRepo, monkeypatch,
-                                                                      pin: bool) -> None:
+def test_environment_cannot_swap_in_a_manifest_outside_the_repository(fenced: GitRepo, monkeypatch, pin: bool) -> None:
     loose = fenced.write_manifest(fenced.scratch / "loose.json", allowed_paths=["**"])
     fenced.write("other/b.py", "b2\n")
     out = _env_fence(fenced, monkeypatch, loose, pin)

@@ -70,9 +70,18 @@ def forge_stat(repo: GitRepo, *paths: str) -> None:
             st = os.lstat(repo.root / os.fsdecode(name))
             mode = struct.unpack(">I", data[pos + 24 : pos + 28])[0]
             data[pos : pos + 40] = struct.pack(
-                ">10I", int(st.st_ctime) & 0xFFFFFFFF, st.st_ctime_ns % 10**9, int(st.st_mtime) & 0xFFFFFFFF,
-                st.st_mtime_ns % 10**9, st.st_dev & 0xFFFFFFFF, st.st_ino & 0xFFFFFFFF, mode, st.st_uid,
-                st.st_gid, st.st_size & 0xFFFFFFFF)
+                ">10I",
+                int(st.st_ctime) & 0xFFFFFFFF,
+                st.st_ctime_ns % 10**9,
+                int(st.st_mtime) & 0xFFFFFFFF,
+                st.st_mtime_ns % 10**9,
+                st.st_dev & 0xFFFFFFFF,
+                st.st_ino & 0xFFFFFFFF,
+                mode,
+                st.st_uid,
+                st.st_gid,
+                st.st_size & 0xFFFFFFFF,
+            )
             wanted.discard(name)
         pos += ((end - pos) // 8 + 1) * 8
     assert not wanted, f"not in the index: {wanted}"
@@ -324,8 +333,9 @@ def test_working_tree_encoding_utf8_is_no_rewrite(base: GitRepo, encoding: str) 
         ("filter.lfs.clean", "git-lfs  clean -- %f", True),  # not the exact definition
     ],
 )
-def test_only_the_exact_git_lfs_filter_definitions_are_trusted(base: GitRepo, key: str, value: str,
-                                                                fires: bool) -> None:
+def test_only_the_exact_git_lfs_filter_definitions_are_trusted(
+    base: GitRepo, key: str, value: str, fires: bool
+) -> None:
     base.git("config", key, value)
     base.write("allowed/t.py", "one\n2\nthree\n")
     out = base.score()
@@ -406,9 +416,15 @@ def test_untracked_file_past_path_max_is_read_not_taken_for_empty(deep: GitRepo)
     assert out.where("forbidden-token") == {(rel, 1)}
 
 
-@pytest.mark.parametrize("error", [PermissionError(13, "Permission denied"), OSError(36, "File name too long"),
-                                   FileNotFoundError(2, "No such file or directory")],
-                         ids=["permission", "name-too-long", "vanished"])
+@pytest.mark.parametrize(
+    "error",
+    [
+        PermissionError(13, "Permission denied"),
+        OSError(36, "File name too long"),
+        FileNotFoundError(2, "No such file or directory"),
+    ],
+    ids=["permission", "name-too-long", "vanished"],
+)
 def test_any_error_reading_an_untracked_file_fails_naming_it(base: GitRepo, monkeypatch, error: OSError) -> None:
     """Root reads every file, so the OS's refusal is simulated at the one call that opens it; a file that
     vanishes between git's listing and the read (a race) is unreadable too, not empty."""
@@ -430,8 +446,7 @@ def test_any_error_reading_an_untracked_file_fails_naming_it(base: GitRepo, monk
     assert str(error.strerror) in messages(out, "hidden-change")[0]
 
 
-def test_untracked_file_under_a_directory_swapped_for_a_symlink_is_not_followed(base: GitRepo,
-                                                                                tmp_path: Path) -> None:
+def test_untracked_file_under_a_directory_swapped_for_a_symlink_is_not_followed(base: GitRepo, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "x.py").write_text("x = eval(1)\n")
@@ -445,16 +460,21 @@ def test_worktree_evidence_past_path_max_is_read(deep: GitRepo) -> None:
     assert files.read_worktree_file(str(deep.root), rel) == b"one\ntwo\n"
 
 
-def test_changed_files_read_in_a_batch_are_read_past_path_max_and_never_through_a_link(deep: GitRepo,
-                                                                                        tmp_path: Path) -> None:
+def test_changed_files_read_in_a_batch_are_read_past_path_max_and_never_through_a_link(
+    deep: GitRepo, tmp_path: Path
+) -> None:
     rel = _long_name(deep, "one\ntwo\n")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "x.py").write_text("x = eval(1)\n")
     (deep.root / "allowed/link").symlink_to(outside)
     found = files.read_worktree_files(str(deep.root), [rel, "allowed/t.py", "allowed/link/x.py", "allowed/no.py"])
-    assert found == {rel: b"one\ntwo\n", "allowed/t.py": b"one\ntwo\nthree\n", "allowed/link/x.py": None,
-                     "allowed/no.py": None}
+    assert found == {
+        rel: b"one\ntwo\n",
+        "allowed/t.py": b"one\ntwo\nthree\n",
+        "allowed/link/x.py": None,
+        "allowed/no.py": None,
+    }
 
 
 def test_unreadable_worktree_evidence_is_an_error_not_absent(base: GitRepo, monkeypatch) -> None:
@@ -473,8 +493,10 @@ def test_unreadable_worktree_evidence_is_an_error_not_absent(base: GitRepo, monk
 
 # --- LFS pointers are opaque content -----------------------------------------------------------------
 
-POINTER = ("version https://git-lfs.github.com/spec/v1\n"
-           "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n")
+POINTER = (
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+)
 
 
 @pytest.fixture
@@ -513,8 +535,9 @@ def test_lfs_pointer_modified_in_range_mode(lfs: GitRepo) -> None:
 @pytest.mark.parametrize("where", ["committed-by-agent", "nested", "info/attributes", "macro"])
 def test_lfs_tracking_introduced_by_the_agent(base: GitRepo, where: str) -> None:
     base.git("checkout", "-q", "-b", "agent-x")
-    base.manifest(allowed_paths=["allowed/**", ".gitattributes"], forbidden_substrings=[TOKEN],
-                  sensitive_exempt=["gate-config"])
+    base.manifest(
+        allowed_paths=["allowed/**", ".gitattributes"], forbidden_substrings=[TOKEN], sensitive_exempt=["gate-config"]
+    )
     if where == "committed-by-agent":
         base.write(".gitattributes", "allowed/*.py filter=lfs\n")
     elif where == "nested":
@@ -562,12 +585,32 @@ def test_a_staged_lfs_pointer_is_checked_against_the_file_by_its_own_digest(lfs:
 
     content = b"\x00model weights\n" * 100
     lfs.write("allowed/model.bin", content)
-    pointer = (f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(content).hexdigest()}\n"
-               f"size {len(content)}\n")
-    right = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=lfs.root, input=pointer.encode(),
-                           capture_output=True, check=True).stdout.decode().strip()
-    wrong = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=lfs.root, input=POINTER.encode(),
-                           capture_output=True, check=True).stdout.decode().strip()
+    pointer = (
+        f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(content).hexdigest()}\n"
+        f"size {len(content)}\n"
+    )
+    right = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=lfs.root,
+            input=pointer.encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    wrong = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=lfs.root,
+            input=POINTER.encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     repo = Repository(lfs.root)
     try:
         assert evidence._is_lfs_pointer_to(repo, right, "allowed/model.bin")
@@ -705,8 +748,11 @@ def test_unreadable_justification_evidence_stops_scoring_naming_it(repo: GitRepo
     repo.manifest(allowed_paths=[migration, "src/**"])
     repo.write(migration, "CREATE INDEX idx_users_email ON users(email);\n")
     msg = tmp_path / "COMMIT_EDITMSG"
-    msg.write_text(f"x\n\nBlast-Radius: {migration}\nJustification: src/db/users.py:2 login scans\n"
-                   "Rollback: DROP INDEX idx_users_email;\n", encoding="utf-8")
+    msg.write_text(
+        f"x\n\nBlast-Radius: {migration}\nJustification: src/db/users.py:2 login scans\n"
+        "Rollback: DROP INDEX idx_users_email;\n",
+        encoding="utf-8",
+    )
     assert repo.score("--message-file", str(msg)).exit_code == 0
     real_open = os.open
 

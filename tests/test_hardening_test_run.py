@@ -43,8 +43,20 @@ def ready(committed: GitRepo) -> GitRepo:
 def score_in_subprocess(repo: GitRepo, bound_s: float) -> tuple[int, dict, float]:
     """score-diff in a child process with its own timeout: a hang is a failed test, never a hung suite."""
     report = repo.scratch / "sub-report.json"
-    argv = [sys.executable, "-m", "scorer", "--repo", str(repo.root), "--manifest", str(repo.manifest_path),
-            "--format", "json", "--output", str(report), "--no-log"]
+    argv = [
+        sys.executable,
+        "-m",
+        "scorer",
+        "--repo",
+        str(repo.root),
+        "--manifest",
+        str(repo.manifest_path),
+        "--format",
+        "json",
+        "--output",
+        str(report),
+        "--no-log",
+    ]
     started = time.monotonic()
     try:
         proc = subprocess.run(argv, capture_output=True, timeout=bound_s, stdin=subprocess.DEVNULL)
@@ -55,9 +67,11 @@ def score_in_subprocess(repo: GitRepo, bound_s: float) -> tuple[int, dict, float
 
 # A grandchild in its own session: killing the test's process group does not reach it,
 # and it holds the test's output pipe open for 30 seconds.
-DETACHED = ("import subprocess, sys\n"
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True)\n"
-            "print('started', flush=True)\n")
+DETACHED = (
+    "import subprocess, sys\n"
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True)\n"
+    "print('started', flush=True)\n"
+)
 
 
 # --- the timeout always ends the run ---------------------------------------------------------------
@@ -93,9 +107,11 @@ def test_background_process_in_the_group_is_stopped_when_the_test_ends(ready: Gi
     """A test that exits 0 but leaves a writer running in its group: that writer is killed at the end."""
     marker = ready.scratch / "late-write"
     late = f"import time; time.sleep(1.5); open({str(marker)!r}, 'w').close()"
-    script = ("import subprocess, sys\n"
-              f"subprocess.Popen([sys.executable, '-c', {late!r}], stdout=subprocess.DEVNULL, "
-              "stderr=subprocess.DEVNULL)\n")
+    script = (
+        "import subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', {late!r}], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL)\n"
+    )
     ready.manifest(required_test=py(script))
     out = ready.score(skip_test=False)
     time.sleep(2.5)
@@ -121,8 +137,13 @@ def _base_python() -> str:
 
 def test_usercustomize_in_the_user_site_cannot_turn_a_failure_into_a_pass(ready: GitRepo) -> None:
     python = _base_python()
-    site_dir = subprocess.run([python, "-c", "import site; print(site.getusersitepackages())"],
-                              capture_output=True, text=True, check=True, env={**os.environ}).stdout.strip()
+    site_dir = subprocess.run(
+        [python, "-c", "import site; print(site.getusersitepackages())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
+    ).stdout.strip()
     if not site_dir.startswith(os.environ["HOME"]):
         pytest.skip("this interpreter's user site is not under HOME")
     Path(site_dir).mkdir(parents=True, exist_ok=True)
@@ -175,9 +196,11 @@ def test_program_found_inside_the_repository_is_named_in_a_warning(ready: GitRep
 def test_hardened_python_variables(ready: GitRepo, monkeypatch, test_env: list[str], expect: str) -> None:
     """Set for every run; a manifest that names one in test_env passes the caller's value instead."""
     monkeypatch.delenv("PYTHONNOUSERSITE", raising=False)
-    check = ("import os, sys\n"
-             "got = f\"{os.environ.get('PYTHONNOUSERSITE')} {os.environ.get('PYTHONDONTWRITEBYTECODE')}\"\n"
-             f"sys.exit(0 if got == {expect!r} else print(got) or 1)")
+    check = (
+        "import os, sys\n"
+        "got = f\"{os.environ.get('PYTHONNOUSERSITE')} {os.environ.get('PYTHONDONTWRITEBYTECODE')}\"\n"
+        f"sys.exit(0 if got == {expect!r} else print(got) or 1)"
+    )
     ready.manifest(required_test=py(check), test_env=test_env)
     out = ready.score(skip_test=False)
     assert out.exit_code == 0, out.text
@@ -213,8 +236,10 @@ def git_in_test(*args: str) -> str:
     ("script", "paths"),
     [
         # the attack: new content staged after inspection, committed unscored
-        ("open('allowed/a.py', 'w').write('eval(payload)\\n')\n" + git_in_test("add", "allowed/a.py"),
-         {"allowed/a.py"}),
+        (
+            "open('allowed/a.py', 'w').write('eval(payload)\\n')\n" + git_in_test("add", "allowed/a.py"),
+            {"allowed/a.py"},
+        ),
         # a new file, staged
         ("open('other/new.py', 'w').write('x\\n')\n" + git_in_test("add", "other/new.py"), {"other/new.py"}),
         # a clean file changed on disk only
@@ -232,8 +257,17 @@ def git_in_test(*args: str) -> str:
         # HEAD moved: the commit would get another parent
         (git_in_test("commit", "-q", "--no-verify", "--allow-empty", "-m", "x"), {None}),
     ],
-    ids=["stage-new-content", "stage-new-file", "edit-clean", "revert-scored", "create", "delete",
-         "skip-worktree", "chmod", "move-head"],
+    ids=[
+        "stage-new-content",
+        "stage-new-file",
+        "edit-clean",
+        "revert-scored",
+        "create",
+        "delete",
+        "skip-worktree",
+        "chmod",
+        "move-head",
+    ],
 )
 def test_the_test_may_not_change_what_was_scored(ready: GitRepo, script: str, paths: set) -> None:
     ready.manifest(required_test=py(script))
@@ -250,8 +284,10 @@ def test_writes_outside_the_repository_and_to_ignored_paths_are_not_side_effects
     ready.write("allowed/a.py", "fixed again\n")
     ready.write("allowed/new.py", "untracked before the test, untouched by it\n")
     outside = ready.scratch / "log.txt"
-    script = (f"open({str(outside)!r}, 'w').write('x')\nimport os; os.makedirs('build', exist_ok=True)\n"
-              "open('build/out.o', 'w').write('x')\nopen('allowed/a.py').read()\n")
+    script = (
+        f"open({str(outside)!r}, 'w').write('x')\nimport os; os.makedirs('build', exist_ok=True)\n"
+        "open('build/out.o', 'w').write('x')\nopen('allowed/a.py').read()\n"
+    )
     ready.manifest(required_test=py(script))
     out = ready.score(skip_test=False)
     assert out.exit_code == 0 and out.codes == set(), out.text
@@ -287,8 +323,10 @@ def suite(repo: GitRepo, body: str, name: str = "allowed/test_fix.py") -> None:
 
 
 PASSING = "def test_one():\n    assert 1 + 1 == 2\n\n\ndef test_two():\n    assert 'a'.upper() == 'A'\n"
-UNIT_PASSING = ("import unittest\n\n\nclass T(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(2, 2)\n"
-                "\n    def test_two(self):\n        self.assertTrue(True)\n")
+UNIT_PASSING = (
+    "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(2, 2)\n"
+    "\n    def test_two(self):\n        self.assertTrue(True)\n"
+)
 
 
 def validates(out: Outcome) -> None:
@@ -332,10 +370,13 @@ def test_a_failing_unittest_suite_still_fails(ready: GitRepo) -> None:
     assert out.report["test"]["evidence"]["failures"] == 1
 
 
-@pytest.mark.parametrize(("body", "extra"), [
-    ("import pytest\n\n\n@pytest.mark.skip\ndef test_skipped():\n    pass\n", {}),  # everything skipped
-    ("def test_zero_collected_here():\n    pass\n", {"min_tests": 3}),  # fewer than the minimum
-])
+@pytest.mark.parametrize(
+    ("body", "extra"),
+    [
+        ("import pytest\n\n\n@pytest.mark.skip\ndef test_skipped():\n    pass\n", {}),  # everything skipped
+        ("def test_zero_collected_here():\n    pass\n", {"min_tests": 3}),  # fewer than the minimum
+    ],
+)
 def test_too_few_executed_tests_is_test_empty(ready: GitRepo, body: str, extra: dict) -> None:
     suite(ready, body)
     ready.manifest(required_test=PYTEST, allowed_paths=["allowed/**"], **extra)
@@ -374,16 +415,22 @@ def _writer(report: str, xml: str) -> list[str]:
 GOOD_XML = '<testsuite tests="1"><testcase classname="c" name="t"/></testsuite>'
 
 
-@pytest.mark.parametrize(("xml", "code", "why"), [
-    (GOOD_XML, None, ""),
-    (None, "test-empty", "wrote no test report"),
-    ('<testsuite tests="1"><testcase name="t"><failure/></testcase></testsuite>', "test-failed", "1 failure"),
-    ('<testsuite tests="1" errors="2"><testcase name="t"/></testsuite>', "test-failed", "2 error"),
-    ('<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "b">]><testsuite><testcase name="t"/></testsuite>',
-     "test-empty", "DOCTYPE"),
-    ("<testsuite><testcase", "test-empty", "not well-formed"),
-    ("<html/>", "test-empty", "root element"),
-])
+@pytest.mark.parametrize(
+    ("xml", "code", "why"),
+    [
+        (GOOD_XML, None, ""),
+        (None, "test-empty", "wrote no test report"),
+        ('<testsuite tests="1"><testcase name="t"><failure/></testcase></testsuite>', "test-failed", "1 failure"),
+        ('<testsuite tests="1" errors="2"><testcase name="t"/></testsuite>', "test-failed", "2 error"),
+        (
+            '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "b">]><testsuite><testcase name="t"/></testsuite>',
+            "test-empty",
+            "DOCTYPE",
+        ),
+        ("<testsuite><testcase", "test-empty", "not well-formed"),
+        ("<html/>", "test-empty", "root element"),
+    ],
+)
 def test_report_the_manifest_names(ready: GitRepo, xml: str | None, code: str | None, why: str) -> None:
     ready.write(".gitignore", "out/\n")
     ready.commit("ignore out")
@@ -414,17 +461,20 @@ def test_unrecognised_runner_rests_on_its_exit_status_and_says_so(ready: GitRepo
     assert "warning: the required test's verdict rests on its exit status alone" in out.text
 
 
-@pytest.mark.parametrize(("argv", "expected"), [
-    (["pytest", "-q"], ("pytest", 1)),
-    (["/usr/bin/py.test"], ("pytest", 1)),
-    (["python3", "-m", "pytest", "-x"], ("pytest", 3)),
-    (["python3.12", "-X", "dev", "-W", "error", "-B", "-m", "pytest"], ("pytest", 8)),
-    (["pypy3", "-m", "unittest", "-v"], ("unittest", 3)),
-    (["python", "-c", "import pytest; pytest.main()"], None),
-    (["python", "run_tests.py"], None),
-    (["python", "-m", "tox"], None),
-    (["make", "test"], None),
-])
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["pytest", "-q"], ("pytest", 1)),
+        (["/usr/bin/py.test"], ("pytest", 1)),
+        (["python3", "-m", "pytest", "-x"], ("pytest", 3)),
+        (["python3.12", "-X", "dev", "-W", "error", "-B", "-m", "pytest"], ("pytest", 8)),
+        (["pypy3", "-m", "unittest", "-v"], ("unittest", 3)),
+        (["python", "-c", "import pytest; pytest.main()"], None),
+        (["python", "run_tests.py"], None),
+        (["python", "-m", "tox"], None),
+        (["make", "test"], None),
+    ],
+)
 def test_runners_score_diff_recognises(argv: list[str], expected: tuple | None) -> None:
     from scorer.testrun.evidence import runner
 
@@ -445,18 +495,29 @@ def test_a_report_that_is_a_symlink_to_an_old_passing_report_is_not_evidence(rea
     assert failed_with(out, "test-empty"), out.text
 
 
-@pytest.mark.parametrize(("body", "code"), [
-    # a failing subTest is a failure, though the test method itself "passes"
-    ("import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n"
-     "        for i in range(2):\n            with self.subTest(i=i):\n                self.assertEqual(i, 0)\n",
-     "test-failed"),
-    # an error in setUpClass runs no test of the class
-    ("import unittest\n\n\nclass T(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n"
-     "        raise RuntimeError('no')\n\n    def test_one(self):\n        pass\n", "test-failed"),
-    # every test skipped
-    ("import unittest\n\n\n@unittest.skip('later')\nclass T(unittest.TestCase):\n    def test_one(self):\n"
-     "        pass\n", "test-empty"),
-])
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        # a failing subTest is a failure, though the test method itself "passes"
+        (
+            "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n"
+            "        for i in range(2):\n            with self.subTest(i=i):\n                self.assertEqual(i, 0)\n",
+            "test-failed",
+        ),
+        # an error in setUpClass runs no test of the class
+        (
+            "import unittest\n\n\nclass T(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n"
+            "        raise RuntimeError('no')\n\n    def test_one(self):\n        pass\n",
+            "test-failed",
+        ),
+        # every test skipped
+        (
+            "import unittest\n\n\n@unittest.skip('later')\nclass T(unittest.TestCase):\n    def test_one(self):\n"
+            "        pass\n",
+            "test-empty",
+        ),
+    ],
+)
 def test_unittest_runner_records_what_unittest_reports(ready: GitRepo, body: str, code: str) -> None:
     suite(ready, body)
     ready.manifest(required_test=UNITTEST, allowed_paths=["allowed/**"])

@@ -17,8 +17,15 @@ from scorer.codes import CODES
 from scorer.manifest.load import Manifest
 from scorer.model import ChangedPath, Violation
 
-MANIFEST = Manifest("job", ("src/**",), ("pytest", "-q"), description="Fix the bug.",
-                    max_files_changed=2, max_hunk_lines=10, test_timeout_s=60.0)
+MANIFEST = Manifest(
+    "job",
+    ("src/**",),
+    ("pytest", "-q"),
+    description="Fix the bug.",
+    max_files_changed=2,
+    max_hunk_lines=10,
+    test_timeout_s=60.0,
+)
 # What a hint may never tell the agent: to edit its fence (the manifest, its pin, the hooks) or
 # to get around the gate. The `fix` field, for the manifest's author, may say these things.
 FENCE_WORDS = re.compile(
@@ -47,18 +54,26 @@ MESSAGES = {
     "manifest-changed": ("the job may not edit its own manifest", "job_manifest.json", None),
     "manifest-invalid": ("job_manifest.json: unknown key 'x'", None, None),
     "manifest-hash-mismatch": ("job_manifest.json has sha256 1, but it is pinned to 2", None, None),
-    "sensitive-path": ("src/auth.py is a sensitive path (auth: ...); add to the commit message: ...",
-                       "src/auth.py", None),
+    "sensitive-path": (
+        "src/auth.py is a sensitive path (auth: ...); add to the commit message: ...",
+        "src/auth.py",
+        None,
+    ),
     "bad-justification": ("src/auth.py: evidence 'x' is not <file>:<line>", "src/auth.py", None),
-    "secret": ("aws-access-key: AKIA… (fingerprint sha256:0123456789abcdef)",
-               "src/a.py", 2),
+    "secret": ("aws-access-key: AKIA… (fingerprint sha256:0123456789abcdef)", "src/a.py", 2),
     "risky-shell": ("curl-pipe-shell: curl … | sh", "src/install.sh", 1),
     "test-failed": ("pytest -q: exited 1", None, None),
     "test-timeout": ("pytest -q: ran past 60 s", None, None),
-    "test-empty": ("pytest -q: exited 0, but it wrote no test report (/tmp/x/pytest.xml): no evidence that any "
-                   "test ran", None, None),
-    "test-side-effect": ("the required test created this file (not ignored): the tree it left is not the one "
-                         "that was scored", "build/out.txt", None),
+    "test-empty": (
+        "pytest -q: exited 0, but it wrote no test report (/tmp/x/pytest.xml): no evidence that any test ran",
+        None,
+        None,
+    ),
+    "test-side-effect": (
+        "the required test created this file (not ignored): the tree it left is not the one that was scored",
+        "build/out.txt",
+        None,
+    ),
     "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),
     "git-error": ("'main' is not a commit in this repository", None, None),
     "internal-error": ("unexpected KeyError: 'x'", None, None),
@@ -71,10 +86,21 @@ STATUSES = {
     "renamed": ChangedPath("docs/a.md", "renamed", old_path="docs/old.md"),
 }
 SCENES = {
-    **{f"worktree-{k}": hints.scene_of(hints.WORKTREE, [c], "f" * 40, manifest=MANIFEST,
-                                       manifest_rel="job_manifest.json") for k, c in STATUSES.items()},
-    "range": hints.scene_of(hints.RANGE, list(STATUSES.values())[:1], "f" * 40, "e" * 40, {"docs/a.md": "d" * 40},
-                            MANIFEST, "job_manifest.json"),
+    **{
+        f"worktree-{k}": hints.scene_of(
+            hints.WORKTREE, [c], "f" * 40, manifest=MANIFEST, manifest_rel="job_manifest.json"
+        )
+        for k, c in STATUSES.items()
+    },
+    "range": hints.scene_of(
+        hints.RANGE,
+        list(STATUSES.values())[:1],
+        "f" * 40,
+        "e" * 40,
+        {"docs/a.md": "d" * 40},
+        MANIFEST,
+        "job_manifest.json",
+    ),
     "tool-call": hints.Scene(hints.TOOL_CALL, manifest=MANIFEST, manifest_rel="job_manifest.json"),
 }
 
@@ -121,19 +147,23 @@ def test_the_truncation_line_has_a_hint():
     assert hints.hint_for(v, SCENES["range"])[0].startswith("fix the forbidden-token violations listed above")
 
 
-@pytest.mark.parametrize(("path", "word"), [
-    ("a b.py", "'a b.py'"),
-    ("it's.py", "'it'\"'\"'s.py'"),
-    ("*.py", "':(literal)*.py'"),
-    (":odd", "':(literal):odd'"),
-    ("$(rm -rf x).py", "'$(rm -rf x).py'"),
-])
+@pytest.mark.parametrize(
+    ("path", "word"),
+    [
+        ("a b.py", "'a b.py'"),
+        ("it's.py", "'it'\"'\"'s.py'"),
+        ("*.py", "':(literal)*.py'"),
+        (":odd", "':(literal):odd'"),
+        ("$(rm -rf x).py", "'$(rm -rf x).py'"),
+    ],
+)
 def test_paths_are_one_shell_word_that_git_reads_literally(path, word):
     scene = hints.scene_of(hints.WORKTREE, [ChangedPath(path, "modified")], "f" * 40)
     assert hints.undo_command(path, scene) == f"git restore --staged --worktree --source=HEAD -- {word}"
 
 
 # -- each hint's command, applied, makes the violation go away -------------------------------------
+
 
 def command_in(hint: str) -> str:
     """The command a hint says to run."""
@@ -143,8 +173,9 @@ def command_in(hint: str) -> str:
 
 
 def apply(repo: GitRepo, hint: str) -> None:
-    proc = subprocess.run(command_in(hint), shell=True, cwd=repo.root, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        command_in(hint), shell=True, cwd=repo.root, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -178,9 +209,18 @@ def _setup_worktree(repo: GitRepo, status: str) -> None:
         repo.write("other/it's a *.py", "new\n")
 
 
-WORKTREE_STATUSES = ["modified-unstaged", "modified-staged", "added-staged", "added-staged-then-edited",
-                     "untracked", "deleted-unstaged", "deleted-staged", "renamed", "renamed-out-of-allowed",
-                     "odd-name"]
+WORKTREE_STATUSES = [
+    "modified-unstaged",
+    "modified-staged",
+    "added-staged",
+    "added-staged-then-edited",
+    "untracked",
+    "deleted-unstaged",
+    "deleted-staged",
+    "renamed",
+    "renamed-out-of-allowed",
+    "odd-name",
+]
 
 
 @pytest.mark.parametrize("status", WORKTREE_STATUSES)
@@ -200,10 +240,12 @@ def test_base_mode_undo_hint_removes_the_violation_and_names_the_commit(committe
     committed.git("checkout", "-q", "-b", "agent-x")
     committed.write("allowed/a.py", "one\ntwo\nthree\nfour\n")
     committed.commit("real work")
-    {"modified": lambda: committed.write("other/b.py", "alpha\nBETA\n"),
-     "added": lambda: committed.write("other/new.py", "new\n"),
-     "deleted": lambda: committed.remove("other/b.py"),
-     "renamed": lambda: committed.git("mv", "other/b.py", "other/c.py")}[status]()
+    {
+        "modified": lambda: committed.write("other/b.py", "alpha\nBETA\n"),
+        "added": lambda: committed.write("other/new.py", "new\n"),
+        "deleted": lambda: committed.remove("other/b.py"),
+        "renamed": lambda: committed.git("mv", "other/b.py", "other/c.py"),
+    }[status]()
     stray = committed.commit("stray edit")
     committed.write("allowed/a.py", "one\ntwo\nthree\nfour\nfive\n")
     committed.commit("more real work")
@@ -237,6 +279,7 @@ def test_an_index_flag_hint_clears_it(committed: GitRepo):
 
 # -- the messages the issue named --------------------------------------------------------------
 
+
 def test_env_file_is_not_told_to_be_listed(committed: GitRepo):
     committed.manifest(forbidden_globs=["**/.env"])
     committed.write("allowed/a.py", "fixed\n")
@@ -247,17 +290,21 @@ def test_env_file_is_not_told_to_be_listed(committed: GitRepo):
     assert "name it exactly" not in forbidden["message"] + sensitive["message"]
     assert forbidden["hint"].startswith("undo your change to .env (untracked): run `rm -f -- .env`")
     assert sensitive["hint"] == "undoing your change to .env (the hint for its forbidden-path) removes this too"
-    assert "  -> do: undo your change to .env (untracked): run `rm -f -- .env`; this job may never change it; " \
-           "this job may change only: allowed/**" in out.text
+    assert (
+        "  -> do: undo your change to .env (untracked): run `rm -f -- .env`; this job may never change it; "
+        "this job may change only: allowed/**" in out.text
+    )
 
 
 def test_unlisted_path_hint_lists_what_is_allowed(committed: GitRepo):
     committed.write("other/b.py", "changed\n")
     out = committed.score()
     [v] = out.report["violations"]
-    assert v["hint"] == ("undo your change to other/b.py (modified): run "
-                         "`git restore --staged --worktree --source=HEAD -- other/b.py`; this job may change only: "
-                         "allowed/**")
+    assert v["hint"] == (
+        "undo your change to other/b.py (modified): run "
+        "`git restore --staged --worktree --source=HEAD -- other/b.py`; this job may change only: "
+        "allowed/**"
+    )
     assert v["fix"] == "if the job needs other/b.py, add it to allowed_paths: 'other/b.py'"
 
 
@@ -319,16 +366,21 @@ def test_the_readme_shows_the_real_fence_of_the_example_manifest():
 
 
 def test_fence_prints_the_committed_fence_as_markdown_and_json(committed: GitRepo):
-    manifest = committed.write_manifest(committed.root / "job_manifest.json", description="Fix a.py.",
-                                        allowed_paths=["allowed/a.py", "migrations/0001.sql"],
-                                        forbidden_globs=["**/.env"], max_hunk_lines=10,
-                                        forbidden_substrings=["eval("],
-                                        required_test=["python", "-m", "pytest", "allowed/a.py"])
+    manifest = committed.write_manifest(
+        committed.root / "job_manifest.json",
+        description="Fix a.py.",
+        allowed_paths=["allowed/a.py", "migrations/0001.sql"],
+        forbidden_globs=["**/.env"],
+        max_hunk_lines=10,
+        forbidden_substrings=["eval("],
+        required_test=["python", "-m", "pytest", "allowed/a.py"],
+    )
     committed.commit("the fence")
     code, out = run_cli(["fence", "--repo", str(committed.root)])
     assert code == 0
-    assert out.startswith("# Your job: test-job\nFix a.py.\n\n- **Change only:** `allowed/a.py`, "
-                          "`migrations/0001.sql`\n")
+    assert out.startswith(
+        "# Your job: test-job\nFix a.py.\n\n- **Change only:** `allowed/a.py`, `migrations/0001.sql`\n"
+    )
     assert "`Blast-Radius: migrations/0001.sql`" in out and "at most 10 added+removed lines per hunk" in out
     assert "- **Tests you may add to, never weaken:** `allowed/a.py`" in out
     code, out = run_cli(["fence", "--repo", str(committed.root), "--format", "json"])
@@ -342,8 +394,7 @@ def test_the_guard_hands_the_fence_over_at_claude_session_start(committed: GitRe
     from test_guard import run_guard
 
     committed.manifest(allowed_paths=["allowed/**"], description="Fix a.py.")
-    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "SessionStart",
-               "source": "startup"}
+    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "SessionStart", "source": "startup"}
     argv = ["--agent", "claude", "--manifest", str(committed.manifest_path), "--no-log"]
     code, out, err = run_guard(argv, json.dumps(payload).encode())
     body = json.loads(out)["hookSpecificOutput"]
@@ -355,8 +406,13 @@ def test_guard_refusals_use_the_same_hints(committed: GitRepo):
     from test_guard import run_guard
 
     committed.manifest(allowed_paths=["allowed/**"], forbidden_globs=["**/.env"])
-    payload = {"session_id": "s1", "cwd": str(committed.root), "hook_event_name": "PreToolUse",
-               "tool_name": "Write", "tool_input": {"file_path": f"{committed.root}/.env", "content": "A=1\n"}}
+    payload = {
+        "session_id": "s1",
+        "cwd": str(committed.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": f"{committed.root}/.env", "content": "A=1\n"},
+    }
     argv = ["--agent", "claude", "--manifest", str(committed.manifest_path), "--no-log"]
     code, out, _ = run_guard(argv, json.dumps(payload).encode())
     reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
@@ -382,16 +438,28 @@ def test_an_edited_committed_manifest_is_restored_and_every_other_violation_stil
     out = committed.score(manifest=manifest)
     assert out.codes == {"manifest-changed", "unlisted-path", "sensitive-path"}, out.text
     [v] = [v for v in out.report["violations"] if v["code"] == "manifest-changed"]
-    assert v["hint"] == ("restore job_manifest.json: the job may not change its own fence. Run "
-                         "`git restore --staged --worktree --source=HEAD -- job_manifest.json`")
+    assert v["hint"] == (
+        "restore job_manifest.json: the job may not change its own fence. Run "
+        "`git restore --staged --worktree --source=HEAD -- job_manifest.json`"
+    )
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit", "markdown"])
 def test_every_format_shows_the_description_and_the_hint(committed: GitRepo, fmt: str):
     committed.manifest(description="Fix the typo in a.py.")
     committed.write("other/b.py", "stray\n")
-    code, out = run_cli(["--repo", str(committed.root), "--manifest", str(committed.manifest_path), "--skip-test",
-                         "--no-log", "--format", fmt])
+    code, out = run_cli(
+        [
+            "--repo",
+            str(committed.root),
+            "--manifest",
+            str(committed.manifest_path),
+            "--skip-test",
+            "--no-log",
+            "--format",
+            fmt,
+        ]
+    )
     assert code == 1
     assert "Fix the typo in a.py." in out
     assert "git restore --staged --worktree --source=HEAD -- other/b.py" in out
@@ -413,4 +481,6 @@ def test_guard_install_adds_the_session_start_hook_for_claude(committed: GitRepo
 
     assert cli.main(["guard", "install", "--agent", "claude"], stdout=io.StringIO(), cwd=str(committed.root)) == 0
     data = json.loads((committed.root / ".claude/settings.json").read_text())
-    assert data["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "score-diff guard --agent claude"}]}]
+    assert data["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "command", "command": "score-diff guard --agent claude"}]}
+    ]

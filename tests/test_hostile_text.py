@@ -18,22 +18,50 @@ from scorer.report import FORMATS, render
 # Everything a name may not do to a reader: reorder text (bidi override, isolate, mark),
 # hide itself (zero-width, BOM, SGR 8), start a line of its own (LF, CR, NEL, LS, PS), and
 # each format's markup: a Markdown image and link, a mention, a workflow command.
-RAW = ("\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\u200d",
-       "\u2060", "\ufeff", "\x1b", "\x85", "\u2028", "\u2029", "\x07", "\x9b")
+RAW = (
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\x1b",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\x07",
+    "\x9b",
+)
 HOSTILE = "src/" + "".join(RAW) + "gpj.exe\nRESULT: PASS\r::stop-commands::x\n<img src=x>[a](http://x) @org #1|`.py"
 JOB = "job\u202eevil\u200d"
 
 
 def hostile_result() -> Result:
     return Result(
-        verdict=FAIL, exit_code=1, job_id=JOB, mode="worktree",
-        violations=(Violation("unlisted-path", "modified: " + HOSTILE, HOSTILE, 3),
-                    Violation("forbidden-token", HOSTILE, None)),
+        verdict=FAIL,
+        exit_code=1,
+        job_id=JOB,
+        mode="worktree",
+        violations=(
+            Violation("unlisted-path", "modified: " + HOSTILE, HOSTILE, 3),
+            Violation("forbidden-token", HOSTILE, None),
+        ),
         changed=(ChangedPath(HOSTILE, "modified", added=1, removed=1), ChangedPath("ok.py", "added", old_path=HOSTILE)),
         test=Outcome("failed", ("python", HOSTILE), 1, 1.0, "E  assert in " + "".join(RAW), HOSTILE),
-        head="a" * 40, branch="agent-" + HOSTILE, manifest_path=HOSTILE, manifest_sha256="b" * 64,
+        head="a" * 40,
+        branch="agent-" + HOSTILE,
+        manifest_path=HOSTILE,
+        manifest_sha256="b" * 64,
         justifications=(Justification(HOSTILE, HOSTILE + ":1", HOSTILE, HOSTILE),),
-        warnings=(HOSTILE,), version="0", started_at="2026-12-01T00:00:00+00:00",
+        warnings=(HOSTILE,),
+        version="0",
+        started_at="2026-12-01T00:00:00+00:00",
     )
 
 

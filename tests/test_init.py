@@ -67,8 +67,9 @@ def test_init_is_idempotent_and_never_overwrites_without_force(repo: GitRepo) ->
     code, again = run_cli(["init", "--repo", str(repo.root)])
     assert code == 0
     assert again.count("already up to date") == 3  # the manifest and both hooks
-    edited = repo.write("job_manifest.json", json.dumps({"job_id": "mine", "allowed_paths": ["src/app.py"],
-                                                         "required_test": ["true"]}))
+    edited = repo.write(
+        "job_manifest.json", json.dumps({"job_id": "mine", "allowed_paths": ["src/app.py"], "required_test": ["true"]})
+    )
     code, kept = run_cli(["init", "--repo", str(repo.root)])
     assert code == 0 and "kept job_manifest.json: it exists and differs (pass --force to overwrite)" in kept
     assert json.loads(edited.read_text(encoding="utf-8"))["job_id"] == "mine"
@@ -100,10 +101,17 @@ def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: Gi
     assert {h["language"] for h in hooks.values()} == {"system"}
     commit = hooks["score-diff"]
     assert (commit["entry"], commit["args"], commit["pass_filenames"], commit["stages"]) == (
-        "score-diff", ["--branches", "agent-*", "--defer-justifications"], False, ["pre-commit"])
+        "score-diff",
+        ["--branches", "agent-*", "--defer-justifications"],
+        False,
+        ["pre-commit"],
+    )
     message = hooks["score-diff-commit-msg"]
     assert (message["entry"], message["args"], message["stages"]) == (
-        "score-diff commit-msg", ["--branches", "agent-*"], ["commit-msg"])
+        "score-diff commit-msg",
+        ["--branches", "agent-*"],
+        ["commit-msg"],
+    )
     manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
     assert ".pre-commit-config.yaml" in manifest["forbidden_globs"]  # the agent may not switch its hook off
     assert not (repo.root / ".git" / "hooks" / "pre-commit").exists()
@@ -121,18 +129,21 @@ def _reader(files: dict[str, str]):
     return lambda rel: files[rel].encode() if rel in files else None
 
 
-@pytest.mark.parametrize(("files", "expected"), [
-    ({"pyproject.toml": "[tool.pytest.ini_options]\n", "t/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
-    ({"setup.cfg": "[tool:pytest]\n", "a.py": ""}, ("python3", "-m", "pytest", "-q")),
-    ({"tests/conftest.py": "", "tests/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
-    ({"tests/test_a.py": "import unittest\n"}, ("python3", "-m", "unittest", "discover", "-s", "tests")),
-    ({"package.json": '{"scripts": {"test": "jest"}}'}, ("npm", "test")),
-    ({"package.json": '{"scripts": {"build": "tsc"}}'}, None),
-    ({"package.json": "not json"}, None),
-    ({"go.mod": "module x\n"}, ("go", "test", "./...")),
-    ({"Cargo.toml": "[package]\n"}, ("cargo", "test")),
-    ({"README.md": "hi\n"}, None),
-])
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"pyproject.toml": "[tool.pytest.ini_options]\n", "t/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"setup.cfg": "[tool:pytest]\n", "a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"tests/conftest.py": "", "tests/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"tests/test_a.py": "import unittest\n"}, ("python3", "-m", "unittest", "discover", "-s", "tests")),
+        ({"package.json": '{"scripts": {"test": "jest"}}'}, ("npm", "test")),
+        ({"package.json": '{"scripts": {"build": "tsc"}}'}, None),
+        ({"package.json": "not json"}, None),
+        ({"go.mod": "module x\n"}, ("go", "test", "./...")),
+        ({"Cargo.toml": "[package]\n"}, ("cargo", "test")),
+        ({"README.md": "hi\n"}, None),
+    ],
+)
 def test_the_test_command_is_detected(files: dict[str, str], expected: tuple[str, ...] | None) -> None:
     found = detect.test_commands(sorted(files), _reader(files))
     assert (found[0] if found else None) == expected
@@ -163,8 +174,9 @@ def test_the_pre_commit_config_init_writes_runs_in_the_real_framework(repo: GitR
     _project(repo)
     repo.commit("initial")
     assert run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])[0] == 0
-    installed = subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo.root,
-                               capture_output=True, text=True)
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo.root, capture_output=True, text=True
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     repo.git("checkout", "-q", "-b", "agent-fix")
     repo.write(WORKFLOW, "on: push\njobs: {}\n")

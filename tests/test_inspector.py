@@ -80,8 +80,20 @@ def _change(repo: GitRepo, how: str, d: str) -> tuple[str, str | None]:
     return t, "modified"
 
 
-HOWS = ["unstaged-edit", "staged-edit", "staged-then-edited", "untracked", "staged-new", "intent-to-add",
-        "deleted-on-disk", "git-rm", "rm-cached", "chmod", "staged-chmod", "typechange"]
+HOWS = [
+    "unstaged-edit",
+    "staged-edit",
+    "staged-then-edited",
+    "untracked",
+    "staged-new",
+    "intent-to-add",
+    "deleted-on-disk",
+    "git-rm",
+    "rm-cached",
+    "chmod",
+    "staged-chmod",
+    "typechange",
+]
 
 
 @pytest.mark.parametrize("how", HOWS)
@@ -221,11 +233,9 @@ def test_copy_records_check_both_sides(base: GitRepo) -> None:
     changes = gitparse.to_changes(diff, gitparse.Pieces())
     copy = next(c for c in changes if c.status == "copied")
     assert (copy.old_path, copy.path) == ("other/unique.py", "allowed/copy.py")
-    manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["allowed/**"], "required_test": ["t"]}',
-                              "m")
+    manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["allowed/**"], "required_test": ["t"]}', "m")
     ins = Inspection(mode="worktree", repo_root=str(base.root), head=None, changed=(copy,))
-    assert [(v.code, v.path) for v in check_paths(ins, Job(manifest))] == [
-        ("unlisted-path", "other/unique.py")]
+    assert [(v.code, v.path) for v in check_paths(ins, Job(manifest))] == [("unlisted-path", "other/unique.py")]
 
 
 def test_copy_under_diff_renames_copies_config_is_an_added_file(base: GitRepo) -> None:
@@ -272,9 +282,12 @@ def test_symlinks(base: GitRepo, target: str, allow: bool, fires: bool, staged: 
 def test_symlink_target_outside_is_never_read(base: GitRepo, staged: bool) -> None:
     outside = base.scratch / "outside.txt"
     outside.write_text("x = eval(1)\nTOP-SECRET-CONTENT\n", encoding="utf-8")
-    base.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[TOKEN, "TOP-SECRET"],
-                  allow_symlinks=True,
-                  max_file_bytes=len(str(outside)) + 1)
+    base.manifest(
+        allowed_paths=["allowed/**"],
+        forbidden_substrings=[TOKEN, "TOP-SECRET"],
+        allow_symlinks=True,
+        max_file_bytes=len(str(outside)) + 1,
+    )
     base.symlink("allowed/leak.txt", str(outside))
     (base.scratch / "outdir").mkdir()
     (base.scratch / "outdir" / "inner.py").write_text("eval(2)\n", encoding="utf-8")
@@ -312,8 +325,7 @@ def _make_subrepo(repo: GitRepo) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(sub)], check=True)
     (sub / "f.txt").write_text("sub\n", encoding="utf-8")
     subprocess.run(["git", "-C", str(sub), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(sub), "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "s"],
-                   check=True)
+    subprocess.run(["git", "-C", str(sub), "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "s"], check=True)
     return sub
 
 
@@ -456,7 +468,9 @@ def test_repository_with_no_commits(repo: GitRepo) -> None:
     out = repo.score()
     assert passed(out), out.text
     assert {p: c["status"] for p, c in out.changed.items()} == {
-        "allowed/staged.py": "added", "allowed/untracked.py": "added"}
+        "allowed/staged.py": "added",
+        "allowed/untracked.py": "added",
+    }
     repo.write("other/x.py", "c\n")
     repo.git("add", "other/x.py")
     out = repo.score()
@@ -627,15 +641,12 @@ def _write(path: Path, text: str) -> Path:
 
 # git reads repository and user config alike; a few rows prove the user's scope is covered too
 SCOPED = [(c, "local") for c in CONFIGS] + [
-    (c, "global")
-    for c in CONFIGS
-    if {"diff.external", "diff.noprefix", "diff.hide.textconv", "core.fileMode"} & set(c)
+    (c, "global") for c in CONFIGS if {"diff.external", "diff.noprefix", "diff.hide.textconv", "core.fileMode"} & set(c)
 ]
 
 
 @pytest.mark.parametrize(("config", "scope"), SCOPED, ids=[",".join(c) + f"-{s}" for c, s in SCOPED])
-def test_config_does_not_bend_the_result(scenario: GitRepo, monkeypatch, config: dict[str, str],
-                                         scope: str) -> None:
+def test_config_does_not_bend_the_result(scenario: GitRepo, monkeypatch, config: dict[str, str], scope: str) -> None:
     for key, value in config.items():
         scenario.git("config", f"--{scope}", key, _config_value(scenario, value))
     if "core.fsmonitor" in config or "core.untrackedCache" in config:
@@ -764,7 +775,9 @@ def test_untracked_gitignore_that_does_not_ignore_itself_is_just_a_file(base: Gi
         ("allowed/cache", "# Created by pytest automatically.\n*\n", True),
     ],
 )
-def test_a_tools_self_ignoring_cache_is_not_a_hidden_change(base: GitRepo, cache: str, rules: str, hidden: bool) -> None:
+def test_a_tools_self_ignoring_cache_is_not_a_hidden_change(
+    base: GitRepo, cache: str, rules: str, hidden: bool
+) -> None:
     """pytest, mypy and ruff write `*` into their cache's .gitignore; the first commit after a
     test run must not fail for it. The same shape elsewhere, or with more rules, still does."""
     base.write(f"{cache}/.gitignore", rules)

@@ -33,8 +33,20 @@ def teams(repo: GitRepo) -> GitRepo:
 def score(repo: GitRepo, *args: str) -> Outcome:
     """Scored with no --manifest: the job's own manifest is found from the branch (or --job)."""
     report = repo.scratch / "report.json"
-    code, text = run_cli(["--repo", str(repo.root), "--format", "json", "--output", str(report),
-                          "--format", "text", "--skip-test", *args])
+    code, text = run_cli(
+        [
+            "--repo",
+            str(repo.root),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+            "--format",
+            "text",
+            "--skip-test",
+            *args,
+        ]
+    )
     return Outcome(code, json.loads(report.read_text(encoding="utf-8")), text)
 
 
@@ -70,8 +82,9 @@ def test_b_s_looser_manifest_landing_on_main_never_loosens_a(teams: GitRepo) -> 
     teams.commit("a strays into b's file")
     teams.git("checkout", "-q", "main")
     _job_file(teams, "b", allowed_paths=["**"])  # b's fence, approved on main while a's branch is open
-    teams.write("job_manifest.json", json.dumps({"job_id": "b", "allowed_paths": ["**"],
-                                                 "required_test": PASSING_TEST}))  # and as the single file
+    teams.write(
+        "job_manifest.json", json.dumps({"job_id": "b", "allowed_paths": ["**"], "required_test": PASSING_TEST})
+    )  # and as the single file
     teams.commit("approve job b, loosely")
     teams.git("checkout", "-q", "agent-a")
     out = score(teams, "--base", "main")
@@ -128,8 +141,10 @@ def test_a_job_file_must_declare_its_own_job_id(teams: GitRepo) -> None:
 
 def test_the_single_manifest_keeps_working(repo: GitRepo) -> None:
     repo.write("src/a.py", "a = 1\n")
-    repo.write("job_manifest.json", json.dumps({"job_id": "solo", "allowed_paths": ["src/a.py"],
-                                                "required_test": PASSING_TEST}))
+    repo.write(
+        "job_manifest.json",
+        json.dumps({"job_id": "solo", "allowed_paths": ["src/a.py"], "required_test": PASSING_TEST}),
+    )
     repo.commit("one job")
     _on(repo, "agent-anything", "src/a.py")  # no .score-diff/jobs/anything.json: the single file
     out = score(repo)
@@ -155,7 +170,10 @@ def test_jobs_lists_jobs_their_branches_and_pins(teams: GitRepo) -> None:
     rows = {r["job"]: r for r in json.loads(out)}
     assert code == 0 and set(rows) == {"a", "b"}
     assert (rows["a"]["branch"], rows["a"]["branch_refs"], rows["a"]["pin"]) == (
-        "agent-a", ["refs/heads/agent-a"], "pinned")
+        "agent-a",
+        ["refs/heads/agent-a"],
+        "pinned",
+    )
     assert (rows["b"]["branch_refs"], rows["b"]["pin"], rows["b"]["valid"]) == ([], "PIN MISMATCH", True)
     code, text = run_cli(["jobs", "--repo", str(teams.root)])
     assert code == 0 and "  a  branch agent-a (agent-a)  pinned  sha256 " in text
@@ -184,8 +202,17 @@ def test_a_job_file_only_on_disk_is_never_the_fence(repo: GitRepo) -> None:
     """The commit hook: a job file the agent writes (untracked) must not replace the approved single manifest."""
     repo.write("src/a.py", "a = 1\n")
     repo.write("src/legacy.py", "old = 1\n")
-    repo.write("job_manifest.json", json.dumps({"job_id": "solo", "allowed_paths": ["src/a.py"],
-                                                "forbidden_globs": ["src/legacy.py"], "required_test": PASSING_TEST}))
+    repo.write(
+        "job_manifest.json",
+        json.dumps(
+            {
+                "job_id": "solo",
+                "allowed_paths": ["src/a.py"],
+                "forbidden_globs": ["src/legacy.py"],
+                "required_test": PASSING_TEST,
+            }
+        ),
+    )
     repo.commit("the approved single fence")
     repo.git("checkout", "-q", "-b", "agent-x")
     _job_file(repo, "x", allowed_paths=["**"])

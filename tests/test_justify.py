@@ -176,9 +176,7 @@ def test_parse_trailers(messages: list[str], expected: list[tuple[str, str | Non
 
 
 def test_parse_sources() -> None:
-    first, second = parse_trailers(
-        ["x\n\nBlast-Radius: a.sql\n", "Blast-Radius: b.sql\n"], sources=["commit abc"]
-    )
+    first, second = parse_trailers(["x\n\nBlast-Radius: a.sql\n", "Blast-Radius: b.sql\n"], sources=["commit abc"])
     assert first.source == "commit abc line 3"
     assert second.source == "message 2 line 1"
     (merged,) = parse_trailers(["Blast-Radius: a.sql\n", "Blast-Radius: a.sql\n"], sources=["c1", "c2"])
@@ -266,9 +264,7 @@ EVALUATE_CASES = [
     pytest.param([MOD], [claim_for()], [MIGRATION], [], id="evidence-resolves"),
     pytest.param([MOD], [claim_for()], ["./" + MIGRATION], [], id="allowed-with-dot-slash"),
     pytest.param([MOD], [claim_for()], [MIGRATION.replace("/", "\\")], [], id="allowed-with-backslash"),
-    pytest.param(
-        [MOD], [claim_for(evidence=f"{MIGRATION}:3")], [MIGRATION], [], id="evidence-in-the-path-itself"
-    ),
+    pytest.param([MOD], [claim_for(evidence=f"{MIGRATION}:3")], [MIGRATION], [], id="evidence-in-the-path-itself"),
     pytest.param(
         [MOD],
         [claim_for(evidence="src/db/nope.py:2")],
@@ -340,9 +336,7 @@ EVALUATE_CASES = [
         [("sensitive-path", MIGRATION)],
         id="glob-only-grant-fails-even-justified",
     ),
-    pytest.param(
-        [MOD], [claim_for()], ["migrations/"], [("sensitive-path", MIGRATION)], id="directory-grant-fails"
-    ),
+    pytest.param([MOD], [claim_for()], ["migrations/"], [("sensitive-path", MIGRATION)], id="directory-grant-fails"),
     pytest.param([MOD], [claim_for()], [], [("sensitive-path", MIGRATION)], id="not-listed"),
     pytest.param(
         [MOD],
@@ -417,9 +411,7 @@ def test_evaluate(
 def test_accepted_record() -> None:
     _, accepted, _ = run([MOD], [claim_for(evidence="./src\\db/users.py:0214")], [MIGRATION])
     assert accepted == [
-        Justification(
-            MIGRATION, "src/db/users.py:214", "login scans users by email", "DROP INDEX idx_users_email;"
-        )
+        Justification(MIGRATION, "src/db/users.py:214", "login scans users by email", "DROP INDEX idx_users_email;")
     ]
 
 
@@ -466,9 +458,7 @@ def test_sensitive_path_message(messages: list[str], allowed: list[str], expecte
 
 def test_bad_justification_names_what_did_not_resolve() -> None:
     _, _, texts = run([MOD], [claim_for(evidence="src/db/users.py:301")], [MIGRATION])
-    assert texts == [
-        f"{MIGRATION}: evidence line src/db/users.py:301 does not exist (src/db/users.py has 300 lines)"
-    ]
+    assert texts == [f"{MIGRATION}: evidence line src/db/users.py:301 does not exist (src/db/users.py has 300 lines)"]
 
 
 def test_is_sensitive_is_injected() -> None:

@@ -140,14 +140,14 @@ def test_required_keys(missing: str) -> None:
         (b"{", "not valid JSON"),
         (b"[]", "is not of type 'object'"),
         (b"\xff\xfe{}", "not valid JSON"),
-        (b'{"job_id": "j", "job_id": "k", "allowed_paths": ["a"], "required_test": ["t"]}',
-         "'job_id' appears twice"),
-        (b'{"job_id": "j", "allowed_paths": ["a"], "allowed_paths": ["b"], "required_test": ["t"]}',
-         "'allowed_paths' appears twice"),
+        (b'{"job_id": "j", "job_id": "k", "allowed_paths": ["a"], "required_test": ["t"]}', "'job_id' appears twice"),
+        (
+            b'{"job_id": "j", "allowed_paths": ["a"], "allowed_paths": ["b"], "required_test": ["t"]}',
+            "'allowed_paths' appears twice",
+        ),
         # NaN and Infinity are not JSON; NaN would slip past every numeric bound
         (b'{"job_id": "j", "allowed_paths": ["a"], "required_test": ["t"], "test_timeout_s": NaN}', "NaN"),
-        (b'{"job_id": "j", "allowed_paths": ["a"], "required_test": ["t"], "max_hunk_lines": Infinity}',
-         "Infinity"),
+        (b'{"job_id": "j", "allowed_paths": ["a"], "required_test": ["t"], "max_hunk_lines": Infinity}', "Infinity"),
     ],
 )
 def test_refused_documents(raw: bytes, words: str) -> None:
@@ -241,8 +241,15 @@ def test_allowed_paths_never_warn() -> None:
 
 
 def test_optional_fields_load_with_their_types() -> None:
-    m = parse(test_timeout_s=5, test_env=["PYTHONPATH"], forbidden_patterns=["x+"], allow_binary=True,
-              max_changed_lines=10, max_file_bytes=100, description="d")
+    m = parse(
+        test_timeout_s=5,
+        test_env=["PYTHONPATH"],
+        forbidden_patterns=["x+"],
+        allow_binary=True,
+        max_changed_lines=10,
+        max_file_bytes=100,
+        description="d",
+    )
     assert m.test_timeout_s == 5.0 and isinstance(m.test_timeout_s, float)
     assert m.test_env == ("PYTHONPATH",)
     assert m.allow_binary is True

@@ -57,12 +57,17 @@ def test_real_pre_commit_blocks_the_decoy_and_allows_the_fix(repo: GitRepo, hook
     monkeypatch.setenv("PRE_COMMIT_HOME", str(cache))
     repo.write("src/pricing.py", "def discount(p):\n    return p\n")
     repo.write("src/legacy_pricing.py", "OLD = 1\n")
-    repo.write_manifest(repo.root / "job_manifest.json", allowed_paths=["src/pricing.py", MIGRATION],
-                        forbidden_globs=["src/legacy_pricing.py"], required_test=PASSING_TEST)
+    repo.write_manifest(
+        repo.root / "job_manifest.json",
+        allowed_paths=["src/pricing.py", MIGRATION],
+        forbidden_globs=["src/legacy_pricing.py"],
+        required_test=PASSING_TEST,
+    )
     repo.write(".pre-commit-config.yaml", _config(src, rev))
     repo.commit("initial")
-    install = subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo.root,
-                             capture_output=True, text=True)
+    install = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo.root, capture_output=True, text=True
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     repo.git("checkout", "-q", "-b", "agent-fix")
 
@@ -86,8 +91,10 @@ def test_real_pre_commit_blocks_the_decoy_and_allows_the_fix(repo: GitRepo, hook
     bare = repo.git("commit", "-q", "-m", "add table", check=False)
     assert bare.returncode != 0
     assert "[sensitive-path] " + MIGRATION in bare.stdout + bare.stderr
-    message = (f"add table\n\nBlast-Radius: {MIGRATION}\nJustification: src/pricing.py:2 discount needs it\n"
-               "Rollback: DROP TABLE t;\n")
+    message = (
+        f"add table\n\nBlast-Radius: {MIGRATION}\nJustification: src/pricing.py:2 discount needs it\n"
+        "Rollback: DROP TABLE t;\n"
+    )
     justified = repo.git("commit", "-q", "-m", message, check=False)
     assert justified.returncode == 0, justified.stdout + justified.stderr
 

@@ -89,28 +89,51 @@ def test_schemas_are_package_data_and_the_example_points_at_them():
 def test_installed_wheel_finds_its_schemas_and_scores(tmp_path, committed: GitRepo):
     """Built and installed the way users get it, run from outside the source tree."""
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(dist), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     [wheel] = dist.glob("score_diff-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "scorer/schemas/job_manifest.schema.json" in names
     assert "scorer/schemas/report.schema.json" in names
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     committed.write("allowed/a.py", "changed\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "scorer", "--repo", str(committed.root), "--manifest",
-         str(committed.manifest_path), "--skip-test", "--format", "json"],
-        cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site), "HOME": str(tmp_path)},
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "scorer",
+            "--repo",
+            str(committed.root),
+            "--manifest",
+            str(committed.manifest_path),
+            "--skip-test",
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     assert report["result"] == "PASS"
     assert report["score_diff_version"] == __version__
-    import_path = subprocess.run([sys.executable, "-c", "import scorer; print(scorer.__file__)"], cwd=tmp_path,
-                                 env={"PYTHONPATH": str(site)}, capture_output=True, text=True).stdout
+    import_path = subprocess.run(
+        [sys.executable, "-c", "import scorer; print(scorer.__file__)"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+    ).stdout
     assert import_path.startswith(str(site))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import GitRepo
 
-BASE = '''import pytest
+BASE = """import pytest
 
 from app import make_cart, total
 
@@ -26,12 +26,12 @@ class TestCart:
     def test_raises(self):
         with pytest.raises(ValueError):
             total(None)
-'''
-NEW_TEST = '''
+"""
+NEW_TEST = """
 
 def test_total_of_one():
     assert total([5]) == 5
-'''
+"""
 FIRES = {
     "assertion-replaced-by-pass": BASE.replace("    assert total([]) == 0", "    pass"),
     "expected-value-changed": BASE.replace("== 3", "== 4"),
@@ -44,25 +44,33 @@ FIRES = {
     "xfail-decorator": BASE.replace("def test_total():", "@pytest.mark.xfail(reason='later')\ndef test_total():"),
     "class-skipped": BASE.replace("class TestCart:", "@pytest.mark.skip\nclass TestCart:"),
     "module-skipped": BASE.replace("import pytest\n", "import pytest\n\npytestmark = pytest.mark.skip\n"),
-    "skip-call": BASE.replace("    assert total([1, 2]) == 3", "    pytest.skip('flaky')\n    assert total([1, 2]) == 3"),
+    "skip-call": BASE.replace(
+        "    assert total([1, 2]) == 3", "    pytest.skip('flaky')\n    assert total([1, 2]) == 3"
+    ),
     "early-return": BASE.replace("def test_total():\n", "def test_total():\n    return\n"),
     "if-false": BASE.replace("    assert total([]) == 0", "    if False:\n        assert total([]) == 0"),
-    "raises-removed": BASE.replace("        with pytest.raises(ValueError):\n            total(None)",
-                                   "        total([])"),
+    "raises-removed": BASE.replace(
+        "        with pytest.raises(ValueError):\n            total(None)", "        total([])"
+    ),
     "into-a-dead-inner-function": BASE.replace(
-        "    assert total([1, 2]) == 3", "    def later():\n        assert total([1, 2]) == 3"),
+        "    assert total([1, 2]) == 3", "    def later():\n        assert total([1, 2]) == 3"
+    ),
     "does-not-parse": BASE.replace("def test_total():", "def test_total(:"),
 }
 QUIET = {
     "new-test": BASE + NEW_TEST,
     "new-assertion": BASE.replace("    assert total([]) == 0", "    assert total([]) == 0\n    assert total([0]) == 0"),
-    "reformatted-assertion": BASE.replace("    assert total([1, 2]) == 3", "    assert total(\n        [1, 2]\n    ) == 3"),
+    "reformatted-assertion": BASE.replace(
+        "    assert total([1, 2]) == 3", "    assert total(\n        [1, 2]\n    ) == 3"
+    ),
     "renamed-helper": BASE.replace("_make_cart", "_build_cart"),
     "moved-test": BASE.replace("def test_total():\n    assert total([1, 2]) == 3\n    assert total([]) == 0\n\n\n", "")
     + "\n\ndef test_total():\n    assert total([1, 2]) == 3\n    assert total([]) == 0\n",
     "comments-and-docstrings": BASE.replace("def test_total():\n", 'def test_total():\n    """Sums."""\n    # two\n'),
-    "assertions-reordered": BASE.replace("    assert total([1, 2]) == 3\n    assert total([]) == 0",
-                                         "    assert total([]) == 0\n    assert total([1, 2]) == 3"),
+    "assertions-reordered": BASE.replace(
+        "    assert total([1, 2]) == 3\n    assert total([]) == 0",
+        "    assert total([]) == 0\n    assert total([1, 2]) == 3",
+    ),
     "non-test-code-changed": BASE.replace("    return make_cart()", "    cart = make_cart()\n    return cart"),
 }
 
@@ -97,8 +105,11 @@ def test_legitimate_python_test_edits_do_not_fire(tests_repo: GitRepo, content: 
 
 def test_a_test_moved_to_another_protected_file_does_not_fire(tests_repo: GitRepo):
     tests_repo.write("tests/test_a.py", BASE.split("\n\nclass TestCart")[0] + "\n")
-    tests_repo.write("tests/test_cart.py", "import pytest\n\nfrom app import make_cart, total\n\n\n"
-                     "def _make_cart():\n    return make_cart()\n\n\nclass TestCart:" + BASE.split("class TestCart:")[1])
+    tests_repo.write(
+        "tests/test_cart.py",
+        "import pytest\n\nfrom app import make_cart, total\n\n\n"
+        "def _make_cart():\n    return make_cart()\n\n\nclass TestCart:" + BASE.split("class TestCart:")[1],
+    )
     out = tests_repo.score()
     assert (out.exit_code, out.codes) == (0, set()), out.text
 
@@ -148,15 +159,17 @@ def test_legitimate_javascript_test_edits_do_not_fire(tests_repo: GitRepo, conte
 
 
 def test_the_required_tests_own_file_is_protected_by_default(tests_repo: GitRepo):
-    tests_repo.manifest(allowed_paths=["app.py", "tests/test_a.py"],
-                        required_test=["python", "-m", "pytest", "tests/test_a.py", "-q"])
+    tests_repo.manifest(
+        allowed_paths=["app.py", "tests/test_a.py"], required_test=["python", "-m", "pytest", "tests/test_a.py", "-q"]
+    )
     tests_repo.write("tests/test_a.py", FIRES["assertion-replaced-by-pass"])
     assert tests_repo.score().codes == {"test-weakened"}
 
 
 def test_a_unittest_module_argument_names_its_file(tests_repo: GitRepo):
-    tests_repo.manifest(allowed_paths=["app.py", "tests/test_a.py"],
-                        required_test=["python", "-m", "unittest", "tests.test_a"])
+    tests_repo.manifest(
+        allowed_paths=["app.py", "tests/test_a.py"], required_test=["python", "-m", "unittest", "tests.test_a"]
+    )
     tests_repo.write("tests/test_a.py", FIRES["skip-decorator"])
     assert tests_repo.score().codes == {"test-weakened"}
 

@@ -21,8 +21,18 @@ def branch(committed: GitRepo) -> GitRepo:
 
 
 def _review(repo: GitRepo) -> tuple[int, str]:
-    return run_cli(["review", "--repo", str(repo.root), "--base", "main", "--skip-test",
-                    "--manifest", str(repo.root / "job_manifest.json")])
+    return run_cli(
+        [
+            "review",
+            "--repo",
+            str(repo.root),
+            "--base",
+            "main",
+            "--skip-test",
+            "--manifest",
+            str(repo.root / "job_manifest.json"),
+        ]
+    )
 
 
 def test_review_shows_the_diff_only_after_a_pass(branch: GitRepo):
@@ -50,8 +60,20 @@ def test_verify_report_binds_a_pass_to_its_commits(branch: GitRepo, tmp_path):
     branch.commit("fix")
     report = tmp_path / "report.json"
     manifest = branch.root / "job_manifest.json"
-    run_cli(["--repo", str(branch.root), "--base", "main", "--manifest", str(manifest),
-             "--format", "json", "--output", str(report)])
+    run_cli(
+        [
+            "--repo",
+            str(branch.root),
+            "--base",
+            "main",
+            "--manifest",
+            str(manifest),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ]
+    )
     assert json.loads(report.read_text())["result"] == "PASS"
     verify = ["verify-report", str(report), "--repo", str(branch.root), "--base", "main", "--manifest", str(manifest)]
     code, text = run_cli(verify)

@@ -15,23 +15,33 @@ from conftest import GitRepo, Outcome
 
 from scorer.commands.demo import BUGGY, DECOY, FIXED, LEGACY, TEST
 
-EXTRA_TESTS = "".join(f"    def test_more_{n}(self):\n        self.assertEqual(discount(100, 0), 100)\n\n"
-                      for n in range(20))
+EXTRA_TESTS = "".join(
+    f"    def test_more_{n}(self):\n        self.assertEqual(discount(100, 0), 100)\n\n" for n in range(20)
+)
 
 
 @pytest.fixture
 def walkthrough(repo: GitRepo) -> GitRepo:
-    for path, text in {"src/__init__.py": "", "src/pricing.py": BUGGY, "src/legacy_pricing.py": LEGACY,
-                       "src/billing_rules.py": "RATE = 1\n", "tests/__init__.py": "", "tests/test_pricing.py": TEST,
-                       ".gitignore": "__pycache__/\n"}.items():
+    for path, text in {
+        "src/__init__.py": "",
+        "src/pricing.py": BUGGY,
+        "src/legacy_pricing.py": LEGACY,
+        "src/billing_rules.py": "RATE = 1\n",
+        "tests/__init__.py": "",
+        "tests/test_pricing.py": TEST,
+        ".gitignore": "__pycache__/\n",
+    }.items():
         repo.write(path, text)
     repo.commit("pricing: buggy discount() and its test")
     repo.git("checkout", "-q", "-b", "agent-fix-discount")
     # The example manifest's fence, with a test this interpreter can run.
     repo.manifest(
-        job_id="fix-discount", description="Fix discount() in src/pricing.py; its test must pass.",
+        job_id="fix-discount",
+        description="Fix discount() in src/pricing.py; its test must pass.",
         allowed_paths=["src/pricing.py", "tests/test_pricing.py", "src/billing_rules.py"],
-        forbidden_globs=["**/.env", "src/legacy_pricing.py"], max_files_changed=2, max_hunk_lines=40,
+        forbidden_globs=["**/.env", "src/legacy_pricing.py"],
+        max_files_changed=2,
+        max_hunk_lines=40,
         required_test=[sys.executable, "-m", "unittest", "tests.test_pricing", "-q"],
         forbidden_substrings=["eval(", "exec(", "subprocess", "os.system", "pickle"],
         sensitive_globs=["src/billing_rules.py"],
@@ -77,8 +87,11 @@ STATES: dict[str, tuple[Callable[[GitRepo], None], tuple[str, ...], set[str]]] =
     "weakened-test": (weakened_test, (), {"test-weakened"}),
     "sensitive-path-without-trailers": (sensitive_without_trailers, ("--base", "main"), {"sensitive-path"}),
 }
-_FILLED = {"<file>:<line>": "src/pricing.py:4", "<why>": "the rate feeds discount()",
-           "<how to undo it>": "git revert HEAD"}
+_FILLED = {
+    "<file>:<line>": "src/pricing.py:4",
+    "<why>": "the rate feeds discount()",
+    "<how to undo it>": "git revert HEAD",
+}
 
 
 def follow(repo: GitRepo, hint: str) -> None:
@@ -101,8 +114,7 @@ def follow(repo: GitRepo, hint: str) -> None:
 
 
 def _sh(repo: GitRepo, command: str) -> None:
-    proc = subprocess.run(command, shell=True, cwd=repo.root, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(command, shell=True, cwd=repo.root, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, (command, proc.stderr)
 
 
@@ -127,4 +139,5 @@ def test_following_the_hints_reaches_pass_in_one_retry(walkthrough: GitRepo, sta
     assert (retry.exit_code, retry.last_line) == (0, "RESULT: PASS"), retry.text
     assert retry.report["test"]["status"] == "passed"
     assert Path(walkthrough.root, "src/pricing.py").read_text(encoding="utf-8") == FIXED + (
-        "\n\n" if state == "forbidden-token" else "")
+        "\n\n" if state == "forbidden-token" else ""
+    )

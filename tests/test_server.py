@@ -27,9 +27,13 @@ class Server:
         self.clone.git("remote", "add", "origin", str(self.bare))
         self.clone.write("src/pricing.py", "def discount(p):\n    return p\n")
         self.clone.write(DECOY, "OLD = 1\n")
-        self.clone.write_manifest(self.clone.root / "job_manifest.json", job_id="pricing",
-                                  allowed_paths=["src/pricing.py"], forbidden_globs=[DECOY],
-                                  required_test=PASSING_TEST)
+        self.clone.write_manifest(
+            self.clone.root / "job_manifest.json",
+            job_id="pricing",
+            allowed_paths=["src/pricing.py"],
+            forbidden_globs=[DECOY],
+            required_test=PASSING_TEST,
+        )
         self.clone.commit("initial")
         self.push("main")
 
@@ -37,16 +41,16 @@ class Server:
         script = self.bare / "hooks" / hook
         words = " ".join(f"'{w}'" for w in (sys.executable, "-m", "scorer", hook, *args))
         seen = self.bare / "quarantine-seen"  # what git set for the hook, to show the push was quarantined
-        script.write_text(f'#!/bin/sh\necho "$GIT_QUARANTINE_PATH" > \'{seen}\'\nexec {words} "$@"\n',
-                          encoding="utf-8")
+        script.write_text(f'#!/bin/sh\necho "$GIT_QUARANTINE_PATH" > \'{seen}\'\nexec {words} "$@"\n', encoding="utf-8")
         script.chmod(0o755)
 
     def push(self, *args: str) -> subprocess.CompletedProcess[str]:
         return self.clone.git("push", "-q", "origin", *args, check=False)
 
     def server_ref(self, ref: str) -> str | None:
-        proc = subprocess.run(["git", "--git-dir", str(self.bare), "rev-parse", "-q", "--verify", ref],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.bare), "rev-parse", "-q", "--verify", ref], capture_output=True, text=True
+        )
         return proc.stdout.strip() or None
 
     def agent_commit(self, path: str, content: str, branch: str = "agent-fix") -> str:
@@ -166,8 +170,9 @@ def test_a_manifest_missing_on_main_rejects_agent_refs_only(server: Server) -> N
 
 def test_the_agent_cannot_loosen_its_fence_on_its_own_branch(server: Server) -> None:
     server.clone.git("checkout", "-q", "-B", "agent-fix", "main")
-    server.clone.write_manifest(server.clone.root / "job_manifest.json", job_id="pricing",
-                                allowed_paths=["**"], required_test=PASSING_TEST)
+    server.clone.write_manifest(
+        server.clone.root / "job_manifest.json", job_id="pricing", allowed_paths=["**"], required_test=PASSING_TEST
+    )
     server.clone.write(DECOY, "OLD = 2\n")
     server.clone.commit("loosen")
     pushed = server.push("agent-fix")
@@ -193,8 +198,9 @@ def _pre_receive(bare: Path, lines: str, *args: str) -> tuple[int, str]:
     err = io.StringIO()
     old_err, sys.stderr = sys.stderr, err
     try:
-        code = cli.main(["pre-receive", "--repo", str(bare), "--no-log", *args], stdin=io.StringIO(lines),
-                        stdout=io.StringIO())
+        code = cli.main(
+            ["pre-receive", "--repo", str(bare), "--no-log", *args], stdin=io.StringIO(lines), stdout=io.StringIO()
+        )
     finally:
         sys.stderr = old_err
     return code, err.getvalue()
@@ -244,8 +250,9 @@ def test_score_base_works_in_a_bare_repository_and_worktree_mode_refuses(server:
     ranged = server.clone.score("--base", "main", "--head", decoy, manifest=manifest, repo_arg=str(server.bare))
     assert ranged.exit_code == 1 and ranged.codes == {"forbidden-path"}
     # Outside a server hook a bare repository cannot skip the test silently (core.bare in a clone).
-    tested = server.clone.score("--base", "main", "--head", fix, skip_test=False, manifest=manifest,
-                                repo_arg=str(server.bare))
+    tested = server.clone.score(
+        "--base", "main", "--head", fix, skip_test=False, manifest=manifest, repo_arg=str(server.bare)
+    )
     assert (tested.exit_code, tested.codes) == (1, {"test-failed"})
     assert "bare repository has no working tree" in tested.report["test"]["reason"]
     worktree = server.clone.score(manifest=manifest, repo_arg=str(server.bare))
@@ -271,9 +278,13 @@ def test_run_test_runs_the_required_test_in_a_temporary_checkout(server: Server)
     # The test passes only when the pushed src/pricing.py applies the discount.
     check = "import pathlib, sys; sys.exit(0 if '0.9' in pathlib.Path('src/pricing.py').read_text() else 1)"
     server.clone.git("checkout", "-q", "main")
-    server.clone.write_manifest(server.clone.root / "job_manifest.json", job_id="pricing",
-                                allowed_paths=["src/pricing.py"], forbidden_globs=[DECOY],
-                                required_test=[sys.executable, "-c", check])
+    server.clone.write_manifest(
+        server.clone.root / "job_manifest.json",
+        job_id="pricing",
+        allowed_paths=["src/pricing.py"],
+        forbidden_globs=[DECOY],
+        required_test=[sys.executable, "-c", check],
+    )
     server.clone.commit("the fence runs a real test")
     assert server.push("main").returncode == 0
     server.install("pre-receive", "--run-test")

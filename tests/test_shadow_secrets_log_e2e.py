@@ -21,7 +21,8 @@ FORMATS = sorted(RENDERERS)
 def planted(committed: GitRepo) -> GitRepo:
     """Every secret shape added to an allowed file, and printed by the required test."""
     lines = [line for _, line in SECRET_LINES] + [
-        "-----BEGIN " + "RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA" + SECRETS["url-password"] * 3,
+        "-----BEGIN " + "RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA" + SECRETS["url-password"] * 3,
         "-----END " + "RSA PRIVATE KEY-----",
     ]
     committed.write("allowed/config.py", "\n".join(lines) + "\n")
@@ -147,8 +148,17 @@ def test_an_unwritable_log_warns_and_keeps_the_verdict(committed: GitRepo, capsy
     committed.write("allowed/a.py", "x\n")
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    code, text = run_cli(["--repo", str(committed.root), "--manifest", str(committed.manifest_path),
-                          "--skip-test", "--log-db", str(blocker / "log.sqlite3")])
+    code, text = run_cli(
+        [
+            "--repo",
+            str(committed.root),
+            "--manifest",
+            str(committed.manifest_path),
+            "--skip-test",
+            "--log-db",
+            str(blocker / "log.sqlite3"),
+        ]
+    )
     assert code == 0
     assert text.rstrip().endswith("RESULT: PASS (with test skipped)")
     assert "decision log not written" in capsys.readouterr().err
@@ -158,16 +168,20 @@ def test_export_prints_redaction_counts(committed: GitRepo, tmp_path):
     committed.write("allowed/a.py", "x\n")
     committed.score()
     out = tmp_path / "log.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "scorer", "export", "--repo", str(committed.root),
-                           "--out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scorer", "export", "--repo", str(committed.root), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0
     assert proc.stderr.startswith("redacted: ")
     assert Path(out).read_text().count("\n") == 1
 
 
 def test_an_untracked_manifests_own_token_list_does_not_fail_it(committed: GitRepo):
-    manifest = committed.write_manifest(committed.root / "job_manifest.json", forbidden_substrings=["eval("],
-                                        allowed_paths=["allowed/**"])
+    manifest = committed.write_manifest(
+        committed.root / "job_manifest.json", forbidden_substrings=["eval("], allowed_paths=["allowed/**"]
+    )
     committed.write("allowed/a.py", "fine\n")
     out = committed.score(manifest=manifest)
     assert (out.exit_code, out.codes) == (0, set())

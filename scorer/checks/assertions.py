@@ -34,8 +34,11 @@ def tests_in(source: bytes) -> dict[str, Case] | None:
         tree = ast.parse(source.decode("utf-8", "replace"))
     except (SyntaxError, ValueError):
         return None
-    module_skips = sum(_is_skip_marker(n.value) for n in tree.body
-                       if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in n.targets))
+    module_skips = sum(
+        _is_skip_marker(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)
+    )
     return {c.name: c for c in _cases(tree.body, "", module_skips)}
 
 
@@ -82,8 +85,9 @@ def _blocks(stmt: ast.stmt) -> list[Sequence[ast.stmt]]:
     """The statement blocks of a compound statement that can run."""
     if isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.Constant):
         return [stmt.body] if stmt.test.value else [stmt.orelse]
-    blocks: list[Sequence[ast.stmt]] = [getattr(stmt, name) for name in ("body", "orelse", "finalbody")
-                                        if isinstance(getattr(stmt, name, None), list)]
+    blocks: list[Sequence[ast.stmt]] = [
+        getattr(stmt, name) for name in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, name, None), list)
+    ]
     blocks += [h.body for h in getattr(stmt, "handlers", [])]
     blocks += [c.body for c in getattr(stmt, "cases", [])]
     return blocks
@@ -132,8 +136,13 @@ class _Names(ast.NodeTransformer):
 
 
 def _normal(node: ast.AST) -> str:
-    return ast.dump(_Names().visit(ast.parse(ast.unparse(node)) if isinstance(node, ast.stmt) else
-                                   ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)))
+    return ast.dump(
+        _Names().visit(
+            ast.parse(ast.unparse(node))
+            if isinstance(node, ast.stmt)
+            else ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)
+        )
+    )
 
 
 def compare_python(files: Sequence[tuple[str, bytes | None, bytes | None]]) -> list[Violation]:
@@ -144,8 +153,13 @@ def compare_python(files: Sequence[tuple[str, bytes | None, bytes | None]]) -> l
     found: list[Violation] = []
     for path, _, _ in files:
         if after[path] is None and before[path]:
-            found.append(Violation("test-weakened", "the new version does not parse as Python, so its tests "
-                                   "cannot be compared with the base version", path))
+            found.append(
+                Violation(
+                    "test-weakened",
+                    "the new version does not parse as Python, so its tests cannot be compared with the base version",
+                    path,
+                )
+            )
     pool = {(p, name): case for p, cases in after.items() for name, case in (cases or {}).items()}
     unmatched = dict(pool)
     for path, cases in before.items():
@@ -174,9 +188,15 @@ def _weakened(path: str, old: Case, new: Case | None) -> list[Violation]:
     if lost:
         first = next(iter(lost))
         more = f" and {sum(lost.values()) - 1} more" if sum(lost.values()) > 1 else ""
-        found.append(Violation("test-weakened", f"{old.name} no longer reaches the assertion "
-                               f"`{old.shown[first]}`{more} (removed, changed, or after a return or if False)",
-                               path, new.line))
+        found.append(
+            Violation(
+                "test-weakened",
+                f"{old.name} no longer reaches the assertion "
+                f"`{old.shown[first]}`{more} (removed, changed, or after a return or if False)",
+                path,
+                new.line,
+            )
+        )
     if new.skips > old.skips:
         found.append(Violation("test-weakened", f"{old.name} is newly skipped or marked xfail", path, new.line))
     return found

@@ -34,7 +34,10 @@ def check_blast_radius(
     )
     claims = justify.parse_trailers([m.stored for m in messages], sources=[m.source for m in messages])
     violations, accepted = justify.evaluate(
-        ins.changed, claims, allowed_paths=manifest.allowed_paths, is_sensitive=is_sensitive,
+        ins.changed,
+        claims,
+        allowed_paths=manifest.allowed_paths,
+        is_sensitive=is_sensitive,
         line_count=lambda path: count_lines(read_file(path)),
     )
     if defer:  # the pre-commit stage has no message yet: the commit-msg stage decides

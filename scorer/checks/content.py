@@ -32,8 +32,14 @@ def check_added_tokens(added: AddedText, job: Job) -> list[Violation]:
         for path, line, match in listed:
             found.append(Violation("forbidden-token", f"added line contains {_what(label, match)}", path, line))
         if more is not None:
-            found.append(Violation("forbidden-token", f"more than {MAX_LISTED} added lines contain "
-                                   f"{_what(label, more.match)}; the rest are not listed", more.path, more.line))
+            found.append(
+                Violation(
+                    "forbidden-token",
+                    f"more than {MAX_LISTED} added lines contain {_what(label, more.match)}; the rest are not listed",
+                    more.path,
+                    more.line,
+                )
+            )
     return found
 
 
@@ -79,5 +85,6 @@ def check_secrets(added: AddedText, job: Job) -> list[Violation]:
     from . import detectors
 
     m = job.manifest
-    return detectors.scan(added, disabled=frozenset(m.disabled_detectors),
-                          allowed_fingerprints=frozenset(m.allowed_fingerprints))
+    return detectors.scan(
+        added, disabled=frozenset(m.disabled_detectors), allowed_fingerprints=frozenset(m.allowed_fingerprints)
+    )

@@ -40,8 +40,12 @@ class Scene(NamedTuple):
 
 
 def scene_of(
-    mode: str, changed: Sequence[ChangedPath], head: str | None = None, base: str | None = None,
-    introduced: Mapping[str, str] | None = None, manifest: Manifest | None = None,
+    mode: str,
+    changed: Sequence[ChangedPath],
+    head: str | None = None,
+    base: str | None = None,
+    introduced: Mapping[str, str] | None = None,
+    manifest: Manifest | None = None,
     manifest_rel: str | None = None,
 ) -> Scene:
     by_path = {p: c for c in changed for p in c.paths}
@@ -50,8 +54,20 @@ def scene_of(
 
 # Codes whose hint undoes the whole change to a path; a finding inside that change goes with it.
 _UNDOES_PATH = frozenset({"forbidden-path", "unlisted-path", "manifest-changed"})
-_INSIDE_PATH = frozenset({"forbidden-token", "secret", "risky-shell", "hunk-too-large", "file-too-large",
-                          "binary-file", "symlink", "unreadable-encoding", "sensitive-path", "bad-justification"})
+_INSIDE_PATH = frozenset(
+    {
+        "forbidden-token",
+        "secret",
+        "risky-shell",
+        "hunk-too-large",
+        "file-too-large",
+        "binary-file",
+        "symlink",
+        "unreadable-encoding",
+        "sensitive-path",
+        "bad-justification",
+    }
+)
 
 
 def annotate(violations: Sequence[Violation], scene: Scene) -> list[Violation]:
@@ -81,6 +97,7 @@ def hint_for(v: Violation, scene: Scene) -> tuple[str, str]:
 
 
 # -- commands ---------------------------------------------------------------------------
+
 
 def shell_path(path: str) -> str:
     """A path as one shell word."""
@@ -164,23 +181,29 @@ def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
     what = scene.manifest.description if scene.manifest else ""
     job = f" ({what})" if what else ""
     if scene.mode == RANGE:
-        return (f"commit the change the job asks for on this branch{job}; the commits after the base "
-                "change nothing yet", "")
-    return (f"make the change the job asks for{job}. If you already committed it, score the commits "
-            "instead: committed work is scored with `score-diff --base <the branch you started from>` "
-            "(for example `score-diff --base main`)", "")
+        return (
+            f"commit the change the job asks for on this branch{job}; the commits after the base change nothing yet",
+            "",
+        )
+    return (
+        f"make the change the job asks for{job}. If you already committed it, score the commits "
+        "instead: committed work is scored with `score-diff --base <the branch you started from>` "
+        "(for example `score-diff --base main`)",
+        "",
+    )
 
 
 def _unlisted(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    return (_undo(path, scene, "") + _allowed(scene),
-            f"if the job needs {path}, add it to allowed_paths: {path!r}")
+    return (_undo(path, scene, "") + _allowed(scene), f"if the job needs {path}, add it to allowed_paths: {path!r}")
 
 
 def _forbidden(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    return (_undo(path, scene, "; this job may never change it") + _allowed(scene),
-            f"{path} matches forbidden_globs, which always win over allowed_paths")
+    return (
+        _undo(path, scene, "; this job may never change it") + _allowed(scene),
+        f"{path} matches forbidden_globs, which always win over allowed_paths",
+    )
 
 
 def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -188,8 +211,10 @@ def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
     extra = [c.path for c in scene.changed.values() if scene.manifest and not _granted(c.path, scene)]
     first = extra[0] if extra else None
     example = f", e.g. `{undo_command(first, scene)}`" if first and scene.mode != TOOL_CALL else ""
-    return (f"change at most {limit or 'the allowed number of'} paths: undo the changes the job does not "
-            f"need{example}", "raise max_files_changed if the job needs more files")
+    return (
+        f"change at most {limit or 'the allowed number of'} paths: undo the changes the job does not need{example}",
+        "raise max_files_changed if the job needs more files",
+    )
 
 
 def _granted(path: str, scene: Scene) -> bool:
@@ -204,27 +229,33 @@ def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:
     limit = _after(v.message, "max_hunk_lines is ")
     where = f"{v.path} at line {v.line}" if v.line else (v.path or "")
     again = "" if scene.mode == TOOL_CALL else f"; to start this file over, run `{undo_command(v.path or '', scene)}`"
-    return (f"split this hunk into smaller edits: the change to {where} is one block of "
-            f"{_after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
-            "together, so change only the lines the job needs and leave unchanged lines between separate "
-            f"edits (do not rewrite or reformat the file){again}", "raise max_hunk_lines if the job needs "
-            "larger edits")
+    return (
+        f"split this hunk into smaller edits: the change to {where} is one block of "
+        f"{_after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
+        "together, so change only the lines the job needs and leave unchanged lines between separate "
+        f"edits (do not rewrite or reformat the file){again}",
+        "raise max_hunk_lines if the job needs larger edits",
+    )
 
 
 def _diff_size(v: Violation, scene: Scene) -> tuple[str, str]:
     biggest = sorted(scene.changed.values(), key=lambda c: c.added + c.removed, reverse=True)
     largest = f" (largest: {biggest[0].path}, {biggest[0].added + biggest[0].removed} lines)" if biggest else ""
     total, limit = v.message.split(" ")[0], _after(v.message, "max_changed_lines is ")
-    return (f"change fewer lines: {total} lines changed and at most {limit} may; keep only the lines the job "
-            f"needs{largest}",
-            "raise max_changed_lines if the job needs a larger change")
+    return (
+        f"change fewer lines: {total} lines changed and at most {limit} may; keep only the lines the job "
+        f"needs{largest}",
+        "raise max_changed_lines if the job needs a larger change",
+    )
 
 
 def _file_size(v: Violation, scene: Scene) -> tuple[str, str]:
     size, limit = v.message.split(" ")[0], _after(v.message, "max_file_bytes is ")
     what = f" ({size} bytes; at most {limit} are allowed)" if limit else ""
-    return (f"make {v.path} smaller{what}, or " + _undo(v.path or "", scene),
-            "raise max_file_bytes if the job needs larger files")
+    return (
+        f"make {v.path} smaller{what}, or " + _undo(v.path or "", scene),
+        "raise max_file_bytes if the job needs larger files",
+    )
 
 
 def _token(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -232,26 +263,36 @@ def _token(v: Violation, scene: Scene) -> tuple[str, str]:
     if scene.mode == TOOL_CALL:
         return f"remove {what} from the content and repeat the call", ""
     commit = " and commit" if scene.mode == RANGE else ""
-    return (f"remove line {v.line} of {v.path} containing {what} (or rewrite it without it){commit}; "
-            "do not spell it another way", "")
+    return (
+        f"remove line {v.line} of {v.path} containing {what} (or rewrite it without it){commit}; "
+        "do not spell it another way",
+        "",
+    )
 
 
 def _encoding(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (f"save {v.path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
-            "be checked as Python reads them", "")
+    return (
+        f"save {v.path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
+        "be checked as Python reads them",
+        "",
+    )
 
 
 def _kind(noun: str, instead: str, setting: str) -> Hint:
     def hint(v: Violation, scene: Scene) -> tuple[str, str]:
         path = v.path or ""
         return (f"{instead}, or " + _undo(path, scene), f"set {setting} to true if the job may add {noun}")
+
     return hint
 
 
 def _unmerged(v: Violation, scene: Scene) -> tuple[str, str]:
     path = shell_path(v.path or "")
-    return (f"resolve the conflict markers in {v.path} and stage the result (`git add -- {path}`), or "
-            "abandon the merge (`git merge --abort`)", "")
+    return (
+        f"resolve the conflict markers in {v.path} and stage the result (`git add -- {path}`), or "
+        "abandon the merge (`git merge --abort`)",
+        "",
+    )
 
 
 def _hidden(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -260,8 +301,10 @@ def _hidden(v: Violation, scene: Scene) -> tuple[str, str]:
     if flag:
         return f"clear the index flag: run `git update-index --no-{flag.group(1)} -- {git_path(path)}`", ""
     if msg.startswith("cannot read this untracked file"):
-        return (f"make {path} readable (`chmod u+r -- {shell_path(path)}`) or delete it "
-                f"(`rm -f -- {shell_path(path)}`)", "")
+        return (
+            f"make {path} readable (`chmod u+r -- {shell_path(path)}`) or delete it (`rm -f -- {shell_path(path)}`)",
+            "",
+        )
     if msg.startswith("the index holds a staged version"):
         return f"stage the version that was scored: run `git add -- {git_path(path)}`", ""
     if msg.startswith("an untracked .gitignore"):
@@ -280,8 +323,10 @@ def _manifest_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     path = _manifest_path(v, scene)
     if scene.mode == TOOL_CALL:
         return "leave this file unchanged: it is this job's fence, set by the user", ""
-    return (f"restore {path}: the job may not change its own fence. Run `{undo_command(path, scene)}`",
-            "the job's manifest and its pin change only in a commit on the base branch")
+    return (
+        f"restore {path}: the job may not change its own fence. Run `{undo_command(path, scene)}`",
+        "the job's manifest and its pin change only in a commit on the base branch",
+    )
 
 
 def _manifest_invalid(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -289,19 +334,25 @@ def _manifest_invalid(v: Violation, scene: Scene) -> tuple[str, str]:
     change = scene.changed.get(path) if path else None
     if path and change is not None:
         return f"restore {path}, which your change broke: run `{undo_command(path, scene)}`", ""
-    return ("stop and tell the user that score-diff cannot read this job's fence (see the message); "
-            "do not try to repair it yourself", "fix the key the message names; `score-diff check-manifest` "
-            "validates the manifest")
+    return (
+        "stop and tell the user that score-diff cannot read this job's fence (see the message); "
+        "do not try to repair it yourself",
+        "fix the key the message names; `score-diff check-manifest` validates the manifest",
+    )
 
 
 def _manifest_mismatch(v: Violation, scene: Scene) -> tuple[str, str]:
     path = scene.manifest_rel
     if path and scene.mode in (WORKTREE, RANGE):
-        return (f"restore {path} to the approved version: run `{undo_command(path, scene)}`",
-                "if the new manifest is approved, write its pin with `score-diff pin` and commit both on the "
-                "base branch")
-    return ("stop and tell the user that this job's fence does not match its approved digest; "
-            "do not try to repair it yourself", "pin the approved manifest again with `score-diff pin`")
+        return (
+            f"restore {path} to the approved version: run `{undo_command(path, scene)}`",
+            "if the new manifest is approved, write its pin with `score-diff pin` and commit both on the base branch",
+        )
+    return (
+        "stop and tell the user that this job's fence does not match its approved digest; "
+        "do not try to repair it yourself",
+        "pin the approved manifest again with `score-diff pin`",
+    )
 
 
 def _trailer_command(path: str, scene: Scene) -> str:
@@ -315,37 +366,57 @@ def _trailer_command(path: str, scene: Scene) -> str:
 def _sensitive(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     if any(words in v.message for words in ("not named exactly", "does not name exactly", "entry names it exactly")):
-        return (_undo(path, scene, "; this job has not been granted this sensitive path") + _allowed(scene),
-                f"if the job needs {path}, name it exactly in allowed_paths ({path!r}; a glob never grants a "
-                "sensitive path)")
+        return (
+            _undo(path, scene, "; this job has not been granted this sensitive path") + _allowed(scene),
+            f"if the job needs {path}, name it exactly in allowed_paths ({path!r}; a glob never grants a "
+            "sensitive path)",
+        )
     if scene.mode == TOOL_CALL:
         return ("write the justification the message asks for in your reply, then repeat the same call", "")
-    fill = ("replace <file>:<line> with a line you read that shows the change is needed, <why> with the "
-            "reason and <how to undo it> with the exact undo command")
+    fill = (
+        "replace <file>:<line> with a line you read that shows the change is needed, <why> with the "
+        "reason and <how to undo it> with the exact undo command"
+    )
     where = " on this branch" if scene.mode == RANGE else ""
-    return (f"add these trailer lines to the commit message{where}: 'Blast-Radius: {path}', "
-            f"'Justification: <file>:<line> <why>', 'Rollback: <how to undo it>' ({fill}); "
-            f"e.g. `{_trailer_command(path, scene)}`", "")
+    return (
+        f"add these trailer lines to the commit message{where}: 'Blast-Radius: {path}', "
+        f"'Justification: <file>:<line> <why>', 'Rollback: <how to undo it>' ({fill}); "
+        f"e.g. `{_trailer_command(path, scene)}`",
+        "",
+    )
 
 
 def _bad_justification(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    return ("correct the Justification trailer: its evidence must be <file>:<line> of a line that exists in the "
-            f"scored tree, then the reason; a later commit's trailers replace earlier ones, e.g. "
-            f"`{_trailer_command(path, scene)}`", "")
+    return (
+        "correct the Justification trailer: its evidence must be <file>:<line> of a line that exists in the "
+        f"scored tree, then the reason; a later commit's trailers replace earlier ones, e.g. "
+        f"`{_trailer_command(path, scene)}`",
+        "",
+    )
 
 
 def _secret(v: Violation, scene: Scene) -> tuple[str, str]:
     fingerprint = re.search(r"fingerprint (sha256:[0-9a-f]+)", v.message)
-    fix = (f"if it is not a credential (a test fixture), add {fingerprint.group(1)} to allowed_fingerprints"
-           if fingerprint else "")
+    fix = (
+        f"if it is not a credential (a test fixture), add {fingerprint.group(1)} to allowed_fingerprints"
+        if fingerprint
+        else ""
+    )
     if scene.mode == TOOL_CALL:
-        return ("remove the credential from the content and read it from the environment at run time instead; "
-                "repeat the call without it", fix)
-    history = ("; it is already in a commit on this branch, so tell the user it must be rotated"
-               if scene.mode == RANGE else "")
-    return (f"remove the credential from {_at(v)} (do not allow it, encode it or split it): read it from the "
-            f"environment at run time instead{history}", fix)
+        return (
+            "remove the credential from the content and read it from the environment at run time instead; "
+            "repeat the call without it",
+            fix,
+        )
+    history = (
+        "; it is already in a commit on this branch, so tell the user it must be rotated" if scene.mode == RANGE else ""
+    )
+    return (
+        f"remove the credential from {_at(v)} (do not allow it, encode it or split it): read it from the "
+        f"environment at run time instead{history}",
+        fix,
+    )
 
 
 def _risky(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -355,43 +426,60 @@ def _risky(v: Violation, scene: Scene) -> tuple[str, str]:
 
 
 def _test_failed(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (f"make the required test pass: run `{_test_command(scene)}`, read its output and fix the code "
-            "(not the test)", "")
+    return (
+        f"make the required test pass: run `{_test_command(scene)}`, read its output and fix the code (not the test)",
+        "",
+    )
 
 
 def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
     timeout = scene.manifest.test_timeout_s if scene.manifest else None
     within = f" within {timeout:g} s" if timeout else ""
-    return (f"make the required test finish{within}: run `{_test_command(scene)}` and find what hangs or is "
-            "slow", "raise test_timeout_s if the test is slow by nature")
+    return (
+        f"make the required test finish{within}: run `{_test_command(scene)}` and find what hangs or is slow",
+        "raise test_timeout_s if the test is slow by nature",
+    )
 
 
 def _test_empty(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (f"make the required test run its tests to the end: run `{_test_command(scene)}`; nothing may exit "
-            "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
-            "name the report the test writes in test_report, or lower min_tests")
+    return (
+        f"make the required test run its tests to the end: run `{_test_command(scene)}`; nothing may exit "
+        "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
+        "name the report the test writes in test_report, or lower min_tests",
+    )
 
 
 def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     clean = f"delete what it created (`rm -f -- {shell_path(path)}`) and " if "created" in v.message else ""
-    return (f"{clean}make the required test leave {path} as it found it: write temporary files outside the "
-            f"repository or under an ignored directory; then rerun score-diff (`{_test_command(scene)}` shows "
-            "what the test does)", "")
+    return (
+        f"{clean}make the required test leave {path} as it found it: write temporary files outside the "
+        f"repository or under an ignored directory; then rerun score-diff (`{_test_command(scene)}` shows "
+        "what the test does)",
+        "",
+    )
 
 
 def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    again = "" if scene.mode == TOOL_CALL else (f"; to put the whole file back, run `{undo_command(path, scene)}`"
-                                                f"{_came_in(path, scene)}")
-    return (f"put back what the test lost in {path} (the message names it): tests may be added, never weakened, "
-            f"so make the code pass the existing test instead{again}",
-            "remove the path from protected_tests if the job must rewrite this test")
+    again = (
+        ""
+        if scene.mode == TOOL_CALL
+        else (f"; to put the whole file back, run `{undo_command(path, scene)}`{_came_in(path, scene)}")
+    )
+    return (
+        f"put back what the test lost in {path} (the message names it): tests may be added, never weakened, "
+        f"so make the code pass the existing test instead{again}",
+        "remove the path from protected_tests if the job must rewrite this test",
+    )
 
 
 def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
-    return ("do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
-            "otherwise stop and tell the user score-diff could not read git", "")
+    return (
+        "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
+        "otherwise stop and tell the user score-diff could not read git",
+        "",
+    )
 
 
 def _internal(v: Violation, scene: Scene) -> tuple[str, str]:

@@ -21,7 +21,6 @@ class Job:
         self.tokens = token_patterns(manifest)  # compiled once, used on every streamed batch
 
 
-
 def token_patterns(manifest: Manifest) -> list[tuple[str, re.Pattern[str]]]:
     """(label, compiled pattern) for every forbidden substring and pattern."""
     found = []

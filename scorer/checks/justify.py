@@ -164,9 +164,7 @@ def _missing_parts(claim: Claim | None) -> list[str]:
     if not claim.has_justification:
         missing.append(_TEMPLATE[0])
     elif not claim.reason:
-        missing.append(
-            f'a reason after the evidence: "Justification: {claim.evidence or "<file>:<line>"} <why>"'
-        )
+        missing.append(f'a reason after the evidence: "Justification: {claim.evidence or "<file>:<line>"} <why>"')
     if not claim.rollback:
         missing.append(_TEMPLATE[1])
     return missing
@@ -178,8 +176,10 @@ def _sensitive_message(path: str, hit: SensitiveHit, claim: Claim | None, listed
     asks = []
     missing = _missing_parts(claim)
     if not listed and is_glob(path):
-        asks.append("its name holds glob characters, so no allowed_paths entry names it exactly "
-                    "(a glob never grants a sensitive path)")
+        asks.append(
+            "its name holds glob characters, so no allowed_paths entry names it exactly "
+            "(a glob never grants a sensitive path)"
+        )
     elif not listed:
         asks.append("it is not named exactly in allowed_paths (a glob never grants a sensitive path)")
     elif claim is None:
@@ -204,9 +204,7 @@ def _check_path(
     if problem:
         violations.append(Violation("bad-justification", f"{path}: {problem}", path=path))
     if not listed or _missing_parts(claim):
-        violations.append(
-            Violation("sensitive-path", _sensitive_message(path, hit, claim, listed), path=path)
-        )
+        violations.append(Violation("sensitive-path", _sensitive_message(path, hit, claim, listed), path=path))
     if violations or claim is None or claim.evidence is None:
         return violations, None
     file, _, line = claim.evidence.rpartition(":")

@@ -28,8 +28,11 @@ def _secrets(items: Sequence[tuple[str, str]], job: Job) -> list[Violation]:
         return []
     m = job.manifest
     risky = {d.id for d in detectors.DETECTORS if d.code != detectors.SECRET}
-    return detectors.scan(_as_text(items), disabled=frozenset(m.disabled_detectors) | risky,
-                          allowed_fingerprints=frozenset(m.allowed_fingerprints))
+    return detectors.scan(
+        _as_text(items),
+        disabled=frozenset(m.disabled_detectors) | risky,
+        allowed_fingerprints=frozenset(m.allowed_fingerprints),
+    )
 
 
 def _names(ins: Inspection) -> Iterable[str]:

@@ -44,14 +44,21 @@ def check_sizes(ins: Inspection, job: Job) -> list[Violation]:
         for change in ins.changed:
             for hunk in change.hunks:
                 if hunk.size > m.max_hunk_lines:
-                    found.append(Violation("hunk-too-large", f"hunk of {hunk.size} lines (+{hunk.new_lines} "
-                                           f"-{hunk.old_lines}); max_hunk_lines is {m.max_hunk_lines}",
-                                           change.path, hunk.new_start or None))
+                    found.append(
+                        Violation(
+                            "hunk-too-large",
+                            f"hunk of {hunk.size} lines (+{hunk.new_lines} "
+                            f"-{hunk.old_lines}); max_hunk_lines is {m.max_hunk_lines}",
+                            change.path,
+                            hunk.new_start or None,
+                        )
+                    )
     if m.max_changed_lines is not None:
         total = sum(c.added + c.removed for c in ins.changed)
         if total > m.max_changed_lines:
-            found.append(Violation("diff-too-large", f"{total} lines changed; max_changed_lines is "
-                                   f"{m.max_changed_lines}"))
+            found.append(
+                Violation("diff-too-large", f"{total} lines changed; max_changed_lines is {m.max_changed_lines}")
+            )
     if m.max_file_bytes is not None:
         found += _file_sizes(ins.changed, m.max_file_bytes)
     return found
@@ -102,19 +109,26 @@ def check_kinds(ins: Inspection, job: Job) -> list[Violation]:
             elif not m.allow_symlinks:
                 found.append(Violation("symlink", f"symlink to {target!r}; set allow_symlinks to accept it", c.path))
         if c.submodule and c.new_mode in (None, "160000") and not m.allow_submodules:
-            found.append(Violation("submodule", "submodule or nested repository changed; "
-                                   "set allow_submodules to accept it", c.path))
+            found.append(
+                Violation(
+                    "submodule", "submodule or nested repository changed; set allow_submodules to accept it", c.path
+                )
+            )
     return found
 
 
 def _binary_message(c: ChangedPath) -> str:
     if c.content_filter == "lfs":
-        return ("an LFS pointer (filter=lfs): every checkout replaces it with the object it names, content "
-                "git does not hold and nothing here checked; set allow_binary to accept it")
+        return (
+            "an LFS pointer (filter=lfs): every checkout replaces it with the object it names, content "
+            "git does not hold and nothing here checked; set allow_binary to accept it"
+        )
     if c.content_filter:
-        return (f"an LFS pointer (filter={c.content_filter}, a git-lfs driver): every checkout replaces it with "
-                "the object it names, content git does not hold and nothing here checked; set allow_binary to "
-                "accept it")
+        return (
+            f"an LFS pointer (filter={c.content_filter}, a git-lfs driver): every checkout replaces it with "
+            "the object it names, content git does not hold and nothing here checked; set allow_binary to "
+            "accept it"
+        )
     return "binary content cannot be checked for tokens; set allow_binary to accept it"
 
 
@@ -124,13 +138,17 @@ def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
         if job.manifest_in_repo is not None and job.manifest_in_repo in c.paths:
             found.append(Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo))
         elif any(is_fence_path(p) for p in c.paths):  # another job's fence, or one this branch brings
-            found.append(Violation("manifest-changed", f"{c.status}: a job's branch may not add or change a job "
-                                   f"manifest (they are approved on the base branch, in {JOBS_DIR}/)", c.path))
+            found.append(
+                Violation(
+                    "manifest-changed",
+                    f"{c.status}: a job's branch may not add or change a job "
+                    f"manifest (they are approved on the base branch, in {JOBS_DIR}/)",
+                    c.path,
+                )
+            )
     return found
 
 
 def allowed_paths(ins: Inspection, job: Job) -> frozenset[str]:
     """Changed paths the allowlist grants (for the report's table)."""
-    return frozenset(
-        c.path for c in ins.changed if all(job.allowed(p) and not job.forbidden(p) for p in c.paths)
-    )
+    return frozenset(c.path for c in ins.changed if all(job.allowed(p) and not job.forbidden(p) for p in c.paths))

@@ -51,8 +51,9 @@ def protected_matcher(job: Job) -> Callable[[str], bool]:
     m = job.manifest
     named = set(required_test_files(m))
     globs = PathMatcher(m.protected_tests) if m.protected_tests else None
-    return lambda path: path in named or any(path.startswith(n.rstrip("/") + "/") for n in named) or bool(
-        globs and globs(path))
+    return lambda path: (
+        path in named or any(path.startswith(n.rstrip("/") + "/") for n in named) or bool(globs and globs(path))
+    )
 
 
 def _as_path(arg: str) -> str | None:
@@ -81,8 +82,11 @@ def check_protected_tests(
             found.append(Violation("test-weakened", "a protected test file was deleted", c.path))
         elif c.status == model.RENAMED and protected(old):
             found.append(Violation("test-weakened", f"a protected test file was renamed to {c.path}", old))
-    edited = [c for c in touched if c.status in (model.MODIFIED, model.ADDED, model.TYPECHANGE, model.MODE_CHANGE)
-              and not c.binary]
+    edited = [
+        c
+        for c in touched
+        if c.status in (model.MODIFIED, model.ADDED, model.TYPECHANGE, model.MODE_CHANGE) and not c.binary
+    ]
     base = read_base([c.path for c in edited])
     new = read_new([c.path for c in edited])
     python = [(c.path, base.get(c.path), new.get(c.path)) for c in edited if c.path.endswith(".py")]
@@ -113,10 +117,20 @@ def _by_lines(c: ChangedPath, base: bytes | None, new: bytes | None) -> list[Vio
     removed = _picked(_lines(base), c.hunks, old=True)
     added = _picked(_lines(new), c.hunks, old=False)
     kept = {_WORDS.sub("", text) for _, text in added}
-    found = [Violation("test-weakened", f"removed an assertion or test that is not added back (base line {n}: "
-                       f"{text.strip()[:80]!r})", c.path, None)
-             for n, text in removed if _ASSERTION.search(text) and _WORDS.sub("", text) not in kept]
+    found = [
+        Violation(
+            "test-weakened",
+            f"removed an assertion or test that is not added back (base line {n}: {text.strip()[:80]!r})",
+            c.path,
+            None,
+        )
+        for n, text in removed
+        if _ASSERTION.search(text) and _WORDS.sub("", text) not in kept
+    ]
     was = {_WORDS.sub("", text) for _, text in removed}
-    found += [Violation("test-weakened", f"added a skip marker ({text.strip()[:80]!r})", c.path, n)
-              for n, text in added if _SKIP.search(text) and _WORDS.sub("", text) not in was]
+    found += [
+        Violation("test-weakened", f"added a skip marker ({text.strip()[:80]!r})", c.path, n)
+        for n, text in added
+        if _SKIP.search(text) and _WORDS.sub("", text) not in was
+    ]
     return found

@@ -8,7 +8,7 @@ _SIDE_EFFECT = {
     "staged": "the required test changed this path in the index: git would commit what was not scored",
     "changed": "the required test changed this file: the tree it left is not the one that was scored",
     "created": "the required test created this file (not ignored): the tree it left is not the one that was "
-               "scored; ignore it in .gitignore, write it outside the repository, or name it in test_report",
+    "scored; ignore it in .gitignore, write it outside the repository, or name it in test_report",
     "deleted": "the required test deleted this file: the tree it left is not the one that was scored",
 }
 

@@ -186,9 +186,7 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
     ),
     SensitiveRule("billing", (), "billing code moves money", ("billing",)),
     SensitiveRule("payments", (), "payment code moves money", ("payment", "payments")),
-    SensitiveRule(
-        "permissions", (), "permission code decides who may do what", ("permission", "permissions")
-    ),
+    SensitiveRule("permissions", (), "permission code decides who may do what", ("permission", "permissions")),
     SensitiveRule("rbac", (), "role-based access control decides who may do what", ("rbac",)),
     SensitiveRule("security", (), "security code and policy protect everything else", ("security",)),
 )

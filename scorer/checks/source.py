@@ -114,8 +114,13 @@ def check_new_content(ins: Inspection, job: Job, read_files: ReadFiles) -> list[
         try:
             as_python = decode_as_python(data) if _is_python(path, data) else None
         except ValueError as exc:
-            found.append(Violation("unreadable-encoding", f"Python source declares an encoding the scorer "
-                                   f"cannot read as Python would: {exc}", path))
+            found.append(
+                Violation(
+                    "unreadable-encoding",
+                    f"Python source declares an encoding the scorer cannot read as Python would: {exc}",
+                    path,
+                )
+            )
             continue
         if as_python is not None:
             decoded.append((path, as_python[0]))

@@ -34,12 +34,15 @@ LEGACY = '''"""Old pricing rules, kept for the invoices of 2019. Do not touch.""
 def legacy_discount(price, percent):
     return price - percent
 '''
-DECOY = LEGACY + '''
+DECOY = (
+    LEGACY
+    + """
 
 def discount(price, percent):
     return eval("price * (100 - percent) / 100")
-'''
-TEST = '''import unittest
+"""
+)
+TEST = """import unittest
 
 from src.pricing import discount
 
@@ -54,7 +57,7 @@ class DiscountTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def demo_manifest() -> dict[str, object]:
@@ -73,18 +76,25 @@ def demo_manifest() -> dict[str, object]:
 
 def _git_env(environ: Mapping[str, str]) -> dict[str, str]:
     env = {k: v for k, v in environ.items() if not k.startswith("GIT_")}
-    env.update({
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "demo agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-        "GIT_COMMITTER_NAME": "demo agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid",
-    })
+    env.update(
+        {
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_AUTHOR_NAME": "demo agent",
+            "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+            "GIT_COMMITTER_NAME": "demo agent",
+            "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+        }
+    )
     return env
 
 
 def _hook_script() -> str:
     package_parent = str(Path(__file__).resolve().parents[2])
-    code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
-            "from scorer.main import main; raise SystemExit(main(sys.argv[1:]))")
+    code = (
+        f"import sys; sys.path.insert(0, {package_parent!r}); "
+        "from scorer.main import main; raise SystemExit(main(sys.argv[1:]))"
+    )
     return f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c {shlex.quote(code)} --branches 'agent-*'\n"
 
 
@@ -94,8 +104,14 @@ class Walkthrough:
         self.failures: list[str] = []
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=.git/hooks", *args],
-                              cwd=self.root, env=self.env, capture_output=True, text=True, check=check)
+        return subprocess.run(
+            ["git", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=.git/hooks", *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=check,
+        )
 
     def write(self, rel: str, text: str) -> None:
         path = self.root / rel
@@ -131,8 +147,10 @@ class Walkthrough:
         proc = self.git("commit", "-q", "-m", title, check=False)
         self.out.write(proc.stdout + proc.stderr)
         blocked = proc.returncode != 0
-        self.out.write(f"(commit {'blocked' if blocked else 'allowed'}: "
-                       f"{'as expected' if blocked == expect_blocked else 'UNEXPECTED'})\n")
+        self.out.write(
+            f"(commit {'blocked' if blocked else 'allowed'}: "
+            f"{'as expected' if blocked == expect_blocked else 'UNEXPECTED'})\n"
+        )
         if blocked != expect_blocked:
             self.failures.append(title)
 

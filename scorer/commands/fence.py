@@ -16,12 +16,18 @@ HELP = "print the job's fence as instructions an agent can follow before it star
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_manifest(p)
-    p.add_argument("--job", help="this job's manifest, .score-diff/jobs/JOB.json; default: the job the branch "
-                   "names (--job-branch)")
+    p.add_argument(
+        "--job", help="this job's manifest, .score-diff/jobs/JOB.json; default: the job the branch names (--job-branch)"
+    )
     add_job_branch(p)
     p.add_argument("--repo", default=".", help="repository (default: the current directory)")
-    p.add_argument("--format", dest="fmt", choices=("markdown", "json"), default="markdown",
-                   help="markdown for a prompt (default), json for a program")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="markdown for a prompt (default), json for a program",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:

@@ -21,14 +21,25 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_repo(p)
     p.add_argument("--job", help="the job's id (default: <directory name>-job)")
-    p.add_argument("--hooks", choices=("git", "pre-commit", "none"), default="git",
-                   help="git: .git/hooks scripts, working at once (default); pre-commit: a repo: local "
-                   f"{PRE_COMMIT_CONFIG} for the pre-commit framework; none: the manifest only")
-    p.add_argument("--branches", action="append", metavar="GLOB",
-                   help="the hooks score branches matching GLOB (repeatable; default agent-*)")
-    p.add_argument("--per-job", action="store_true",
-                   help="write the manifest as .score-diff/jobs/JOB.json, one file per job side by side (needs "
-                   "--job); the hooks then find it from the branch agent-JOB")
+    p.add_argument(
+        "--hooks",
+        choices=("git", "pre-commit", "none"),
+        default="git",
+        help="git: .git/hooks scripts, working at once (default); pre-commit: a repo: local "
+        f"{PRE_COMMIT_CONFIG} for the pre-commit framework; none: the manifest only",
+    )
+    p.add_argument(
+        "--branches",
+        action="append",
+        metavar="GLOB",
+        help="the hooks score branches matching GLOB (repeatable; default agent-*)",
+    )
+    p.add_argument(
+        "--per-job",
+        action="store_true",
+        help="write the manifest as .score-diff/jobs/JOB.json, one file per job side by side (needs "
+        "--job); the hooks then find it from the branch agent-JOB",
+    )
     p.add_argument("--force", action="store_true", help="overwrite files that exist and differ")
 
 
@@ -74,16 +85,23 @@ def _read(root: str, rel: str) -> bytes | None:
         return None
 
 
-def _next_steps(args: argparse.Namespace, target: str, manifest: dict[str, object],
-                commands: list[tuple[str, ...]], branch: str | None) -> str:
+def _next_steps(
+    args: argparse.Namespace,
+    target: str,
+    manifest: dict[str, object],
+    commands: list[tuple[str, ...]],
+    branch: str | None,
+) -> str:
     import shlex
 
     base = branch or "main"
     test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
     found = "; also found: " + ", ".join(shlex.join(c) for c in commands[1:]) if len(commands) > 1 else ""
-    hooks = {"git": "the hooks are installed in this clone (score-diff install-hook in every other clone)",
-             "pre-commit": f"run `pre-commit install` (it reads default_install_hook_types from {PRE_COMMIT_CONFIG})",
-             "none": "no hooks written (score-diff install-hook, or score-diff init --hooks pre-commit)"}
+    hooks = {
+        "git": "the hooks are installed in this clone (score-diff install-hook in every other clone)",
+        "pre-commit": f"run `pre-commit install` (it reads default_install_hook_types from {PRE_COMMIT_CONFIG})",
+        "none": "no hooks written (score-diff install-hook, or score-diff init --hooks pre-commit)",
+    }
     commit = " ".join([target, f"{target}.sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])])
     pin = f"score-diff pin --manifest {target}" if args.per_job else "score-diff pin"
     branch_for = f"agent-{manifest['job_id']}" if args.per_job else "agent-<job>"

@@ -15,8 +15,12 @@ DEFAULT_BRANCHES = ("agent-*",)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_repo(p)
-    p.add_argument("--branches", action="append", metavar="GLOB",
-                   help="score commits on branches matching GLOB (repeatable; default agent-*)")
+    p.add_argument(
+        "--branches",
+        action="append",
+        metavar="GLOB",
+        help="score commits on branches matching GLOB (repeatable; default agent-*)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite hook scripts that exist and differ")
 
 
@@ -26,8 +30,7 @@ def install(args: argparse.Namespace, ctx: Context) -> bool:
 
     repo = repository(args, ctx)
     repo.work_tree  # noqa: B018 - hooks need a working tree: a bare repository is refused here
-    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, args.branches or DEFAULT_BRANCHES,
-                                args.force)
+    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, args.branches or DEFAULT_BRANCHES, args.force)
     for w in written:
         ctx.stdout.write(describe(w, str(w.path)) + "\n")
     return all(w.state != "kept" for w in written)

@@ -15,8 +15,12 @@ HELP = "list the jobs in .score-diff/jobs/ at a commit, with their branches and 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_repo(p)
-    p.add_argument("--base", default="HEAD", metavar="REF",
-                   help="list the jobs as committed at REF, where --base mode reads them (default HEAD)")
+    p.add_argument(
+        "--base",
+        default="HEAD",
+        metavar="REF",
+        help="list the jobs as committed at REF, where --base mode reads them (default HEAD)",
+    )
     add_job_branch(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -50,10 +54,17 @@ def _row(repo: Any, rev: str, path: str, pattern: str) -> dict[str, Any]:
     job = path.rsplit("/", 1)[-1].removesuffix(".json")
     raw = repo.read_file(rev, path) or b""
     branch = pattern.replace("*", job)
-    row: dict[str, Any] = {"job": job, "manifest": path, "job_id": None, "valid": True, "problem": None,
-                           "branch": branch,
-                           "branch_refs": repo.refs_named([f"refs/heads/{branch}", f"refs/remotes/*/{branch}"]),
-                           "sha256": hashlib.sha256(raw).hexdigest(), "pin": "not pinned"}
+    row: dict[str, Any] = {
+        "job": job,
+        "manifest": path,
+        "job_id": None,
+        "valid": True,
+        "problem": None,
+        "branch": branch,
+        "branch_refs": repo.refs_named([f"refs/heads/{branch}", f"refs/remotes/*/{branch}"]),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "pin": "not pinned",
+    }
     try:
         manifest = parse_manifest(raw, path)
         row["job_id"] = manifest.job_id
@@ -63,8 +74,11 @@ def _row(repo: Any, rev: str, path: str, pattern: str) -> dict[str, Any]:
     pin = repo.read_file(rev, path + PIN_SUFFIX)
     if pin is not None:
         try:
-            row["pin"] = "pinned" if parse_pin(pin.decode("utf-8", "replace"), path + PIN_SUFFIX) == row["sha256"] \
+            row["pin"] = (
+                "pinned"
+                if parse_pin(pin.decode("utf-8", "replace"), path + PIN_SUFFIX) == row["sha256"]
                 else "PIN MISMATCH"
+            )
         except ManifestError:
             row["pin"] = "PIN UNREADABLE"
     return row
@@ -77,8 +91,10 @@ def _text(rows: list[dict[str, Any]], base: str, rev: str, where: str) -> str:
         return f"no jobs in {where}/ at {base} ({rev[:12]})\n"
     out = [f"jobs in {where}/ at {base} ({rev[:12]}):"]
     for r in rows:
-        refs = ", ".join(ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-                         for ref in r["branch_refs"]) or "no branch yet"
+        refs = (
+            ", ".join(ref.removeprefix("refs/heads/").removeprefix("refs/remotes/") for ref in r["branch_refs"])
+            or "no branch yet"
+        )
         state = "ok" if r["valid"] else f"INVALID: {r['problem']}"
         out.append(f"  {r['job']}  branch {r['branch']} ({refs})  {r['pin']}  sha256 {r['sha256'][:12]}  {state}")
     return "\n".join(one_line(line) for line in out) + "\n"

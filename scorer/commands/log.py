@@ -22,6 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..decision_log import format_records, read
 
-    ctx.stdout.write(format_records(read(log_path(args, ctx), job=args.job, limit=args.limit,
-                                               verdict=args.verdict), args.format))
+    ctx.stdout.write(
+        format_records(read(log_path(args, ctx), job=args.job, limit=args.limit, verdict=args.verdict), args.format)
+    )
     return 0

@@ -23,22 +23,37 @@ HELP = "server hook (pre-receive): score each pushed agent ref read from stdin; 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..server import DEFAULT_AGENT_REFS, DEFAULT_BASE
 
-    p.add_argument("--repo", default=".", help="the bare repository (default: the current directory, "
-                   "where git runs its hooks)")
-    p.add_argument("--agent-ref", action="append", metavar="GLOB",
-                   help=f"full ref names to score (repeatable; default {DEFAULT_AGENT_REFS[0]}); "
-                   "every other ref is accepted unscored")
-    p.add_argument("--base", default=DEFAULT_BASE, metavar="REF",
-                   help=f"the approved branch: changes are scored from the merge-base with it, and the "
-                   f"manifest is read from its tip (default {DEFAULT_BASE})")
-    p.add_argument("--manifest", help="the manifest's path inside the repository, read at --base "
-                   "(default job_manifest.json); an absolute path is a file on the server")
+    p.add_argument(
+        "--repo", default=".", help="the bare repository (default: the current directory, where git runs its hooks)"
+    )
+    p.add_argument(
+        "--agent-ref",
+        action="append",
+        metavar="GLOB",
+        help=f"full ref names to score (repeatable; default {DEFAULT_AGENT_REFS[0]}); "
+        "every other ref is accepted unscored",
+    )
+    p.add_argument(
+        "--base",
+        default=DEFAULT_BASE,
+        metavar="REF",
+        help=f"the approved branch: changes are scored from the merge-base with it, and the "
+        f"manifest is read from its tip (default {DEFAULT_BASE})",
+    )
+    p.add_argument(
+        "--manifest",
+        help="the manifest's path inside the repository, read at --base "
+        "(default job_manifest.json); an absolute path is a file on the server",
+    )
     p.add_argument("--manifest-sha256", metavar="HEX", help="refuse unless the manifest has this sha256")
     p.add_argument("--deny-delete", action="store_true", help="reject the deletion of an agent ref")
     add_job_branch(p)
-    p.add_argument("--run-test", action="store_true",
-                   help="run the required test in a temporary checkout of each pushed agent commit; this runs "
-                   "the agent's code on the server, so only where that is sandboxed (default: skipped, said so)")
+    p.add_argument(
+        "--run-test",
+        action="store_true",
+        help="run the required test in a temporary checkout of each pushed agent commit; this runs "
+        "the agent's code on the server, so only where that is sandboxed (default: skipped, said so)",
+    )
     add_log_db(p, writes=True)
     # The decision log's repository is opened as the scoring one is; its rows say gate server.
     p.set_defaults(receiving=True, gate="server")
@@ -47,9 +62,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def policy(args: argparse.Namespace) -> Policy:
     from ..server import DEFAULT_AGENT_REFS, Policy
 
-    return Policy(repo=args.repo, agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS), base=args.base,
-                  manifest=args.manifest, manifest_sha256=args.manifest_sha256, deny_delete=args.deny_delete,
-                  job_branch=args.job_branch, run_test=args.run_test)
+    return Policy(
+        repo=args.repo,
+        agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS),
+        base=args.base,
+        manifest=args.manifest,
+        manifest_sha256=args.manifest_sha256,
+        deny_delete=args.deny_delete,
+        job_branch=args.job_branch,
+        run_test=args.run_test,
+    )
 
 
 def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context) -> int:

@@ -24,8 +24,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..report.escape import printable_lines
     from ..terminal import page
 
-    opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
-                   skip_test=args.skip_test, cwd=ctx.cwd)
+    opts = Options(
+        repo=args.repo, manifest=args.manifest, base=args.base, head=args.head, skip_test=args.skip_test, cwd=ctx.cwd
+    )
     try:
         result = score(opts, ctx.environ)
     except Exception as exc:  # ScoreDiffError and anything unexpected: exit 2, never a diff

@@ -30,32 +30,60 @@ class _OutputAction(argparse.Action):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_manifest(p)
-    p.add_argument("--job", help="score against this job's manifest, .score-diff/jobs/JOB.json (read at --base "
-                   "in --base mode); default: the job the branch names (--job-branch)")
+    p.add_argument(
+        "--job",
+        help="score against this job's manifest, .score-diff/jobs/JOB.json (read at --base "
+        "in --base mode); default: the job the branch names (--job-branch)",
+    )
     add_job_branch(p)
     p.add_argument("--repo", default=".", help="repository to score (default: the current directory)")
     p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
     p.add_argument("--head", help="with --base: the head commit (default HEAD)")
-    p.add_argument("--format", dest="fmt", action=_FormatAction, choices=sorted(FORMATS),
-                   help="report format; repeatable, each optionally followed by --output FILE")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        action=_FormatAction,
+        choices=sorted(FORMATS),
+        help="report format; repeatable, each optionally followed by --output FILE",
+    )
     p.add_argument("--output", action=_OutputAction, help="write the preceding --format to FILE")
     p.add_argument("--skip-test", action="store_true", help="do not run required_test (PASS says so)")
     p.add_argument("--shadow", action="store_true", help="report would-fail violations but exit 0")
     # One glob per flag: a hook's trailing message file must never be read as a glob.
-    p.add_argument("--branches", action="append", metavar="GLOB",
-                   help="score only on branches matching GLOB (e.g. 'agent-*'; repeat the flag for more); "
-                   "a detached HEAD is always scored")
-    p.add_argument("--manifest-sha256", metavar="HEX", help="refuse to score unless the manifest has this "
-                   "sha256 (also $SCORE_DIFF_MANIFEST_SHA256, or a <manifest>.sha256 file beside it)")
-    p.add_argument("--message-file", action="append", default=[], metavar="FILE",
-                   help="commit message carrying Blast-Radius trailers (repeatable; the commit-msg hook "
-                   "passes git's message file here)")
-    p.add_argument("--defer-justifications", action="store_true",
-                   help="leave sensitive-path justification to the commit-msg stage hook")
+    p.add_argument(
+        "--branches",
+        action="append",
+        metavar="GLOB",
+        help="score only on branches matching GLOB (e.g. 'agent-*'; repeat the flag for more); "
+        "a detached HEAD is always scored",
+    )
+    p.add_argument(
+        "--manifest-sha256",
+        metavar="HEX",
+        help="refuse to score unless the manifest has this "
+        "sha256 (also $SCORE_DIFF_MANIFEST_SHA256, or a <manifest>.sha256 file beside it)",
+    )
+    p.add_argument(
+        "--message-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="commit message carrying Blast-Radius trailers (repeatable; the commit-msg hook "
+        "passes git's message file here)",
+    )
+    p.add_argument(
+        "--defer-justifications",
+        action="store_true",
+        help="leave sensitive-path justification to the commit-msg stage hook",
+    )
     add_log_db(p, writes=True)
     add_gate(p)
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text report (auto: on a terminal, unless NO_COLOR is set)",
+    )
 
 
 def _branch_skipped(args: argparse.Namespace, ctx: Context) -> str | None:
@@ -81,11 +109,21 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
 
             ctx.stdout.write(f"score-diff: branch {redact(skipped)!r} does not match --branches; not scored\n")
             return 0
-        opts = Options(repo=args.repo, manifest=args.manifest, base=args.base, head=args.head,
-                       skip_test=args.skip_test, shadow=args.shadow, cwd=ctx.cwd,
-                       manifest_sha256=args.manifest_sha256, message_files=tuple(args.message_file),
-                       defer_justifications=args.defer_justifications, progress=progress, job=args.job,
-                       job_branch=args.job_branch)
+        opts = Options(
+            repo=args.repo,
+            manifest=args.manifest,
+            base=args.base,
+            head=args.head,
+            skip_test=args.skip_test,
+            shadow=args.shadow,
+            cwd=ctx.cwd,
+            manifest_sha256=args.manifest_sha256,
+            message_files=tuple(args.message_file),
+            defer_justifications=args.defer_justifications,
+            progress=progress,
+            job=args.job,
+            job_branch=args.job_branch,
+        )
         result = score(opts, ctx.environ)
     except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
         result = could_not_score(exc, "range" if args.base else "worktree")

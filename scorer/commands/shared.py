@@ -34,15 +34,22 @@ def add_log_db(p: argparse.ArgumentParser, writes: bool = False) -> None:
 
 
 def add_job_branch(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--job-branch", default="agent-*", metavar="PATTERN",
-                   help="the branch pattern whose '*' names the job: on branch agent-fix the manifest is "
-                   ".score-diff/jobs/fix.json when it exists (default agent-*)")
+    p.add_argument(
+        "--job-branch",
+        default="agent-*",
+        metavar="PATTERN",
+        help="the branch pattern whose '*' names the job: on branch agent-fix the manifest is "
+        ".score-diff/jobs/fix.json when it exists (default agent-*)",
+    )
 
 
 def add_gate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gate", choices=("hook", "ci", "manual"),
-                   help="the gate this run is, for the decision log (default: hook when $PRE_COMMIT or "
-                   "$GIT_INDEX_FILE is set, ci when $CI is, manual otherwise)")
+    p.add_argument(
+        "--gate",
+        choices=("hook", "ci", "manual"),
+        help="the gate this run is, for the decision log (default: hook when $PRE_COMMIT or "
+        "$GIT_INDEX_FILE is set, ci when $CI is, manual otherwise)",
+    )
 
 
 def repository(args: argparse.Namespace, ctx: Context) -> Repository:
@@ -102,5 +109,14 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
         ctx.stderr.write(f"score-diff: warning: {redact(warning)}\n")
 
 
-__all__ = ["FORMATS", "add_gate", "add_job_branch", "add_log_db", "add_manifest", "add_repo", "emit", "log_decision",
-           "manifest_file"]
+__all__ = [
+    "FORMATS",
+    "add_gate",
+    "add_job_branch",
+    "add_log_db",
+    "add_manifest",
+    "add_repo",
+    "emit",
+    "log_decision",
+    "manifest_file",
+]

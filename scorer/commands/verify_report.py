@@ -20,8 +20,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--head", help="the commit being merged (default HEAD when --base is given)")
     p.add_argument("--manifest", help="the manifest file whose sha256 the report must name")
     p.add_argument("--repo", default=".")
-    p.add_argument("--allow-skipped-test", action="store_true",
-                   help="accept a report whose required test was skipped (--skip-test); by default it must pass")
+    p.add_argument(
+        "--allow-skipped-test",
+        action="store_true",
+        help="accept a report whose required test was skipped (--skip-test); by default it must pass",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -35,8 +38,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         raise ScoreDiffError(f"cannot read report {args.report}: {exc}") from exc
     if not (args.base or args.head or args.manifest):
         # With nothing to compare, any PASS-shaped file (head all zeros) would "bind to this merge".
-        raise UsageError("score-diff verify-report: nothing to check the report against: give --base (and "
-                         "--head), --manifest, or both")
+        raise UsageError(
+            "score-diff verify-report: nothing to check the report against: give --base (and "
+            "--head), --manifest, or both"
+        )
     base = head = digest = None
     if args.base or args.head:
         repo = repository(args, ctx)
@@ -44,17 +49,24 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         base = repo.merge_base(repo.resolve(args.base), head) if args.base else None
     if args.manifest:
         digest = load_manifest(Path(ctx.cwd, args.manifest)).sha256
-    problems = verify_report(report, manifest_sha256=digest, base=base, head=head,
-                             allow_skipped_test=args.allow_skipped_test)
-    checked = [("manifest sha256", digest, f"--manifest {args.manifest}"),
-               ("base", base, f"merge-base of --base {args.base} and head"),
-               ("head", head, f"--head {args.head or 'HEAD'}")]
+    problems = verify_report(
+        report, manifest_sha256=digest, base=base, head=head, allow_skipped_test=args.allow_skipped_test
+    )
+    checked = [
+        ("manifest sha256", digest, f"--manifest {args.manifest}"),
+        ("base", base, f"merge-base of --base {args.base} and head"),
+        ("head", head, f"--head {args.head or 'HEAD'}"),
+    ]
     for label, value, source in checked:
         ctx.stdout.write(f"checked {label} {value} ({source})\n" if value else f"not checked: {label}\n")
-    ctx.stdout.write("checked test: " + ("passed or skipped (--allow-skipped-test)\n" if args.allow_skipped_test
-                                        else "passed\n"))
+    ctx.stdout.write(
+        "checked test: " + ("passed or skipped (--allow-skipped-test)\n" if args.allow_skipped_test else "passed\n")
+    )
     for problem in problems:
         ctx.stdout.write(f"FAIL {problem}\n")
-    ctx.stdout.write("RESULT: FAIL (report does not bind to this merge)\n" if problems else
-                     "RESULT: PASS (report binds to this merge)\n")
+    ctx.stdout.write(
+        "RESULT: FAIL (report does not bind to this merge)\n"
+        if problems
+        else "RESULT: PASS (report binds to this merge)\n"
+    )
     return 1 if problems else 0

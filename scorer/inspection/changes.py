@@ -88,9 +88,14 @@ def start_worktree(repo: Repository, fence: Sequence[str] = ()) -> Finish:
         if watch is not None:
             watch(pieces.take_new())  # the untracked files and the staged versions
         return Inspection(
-            mode="worktree", repo_root=root, head=head, branch=branch,
-            changed=tuple(_opaque(changes, proof.filters)), added=pieces.build(),
-            anomalies=tuple(anomalies), change_digest=digest.hexdigest(),
+            mode="worktree",
+            repo_root=root,
+            head=head,
+            branch=branch,
+            changed=tuple(_opaque(changes, proof.filters)),
+            added=pieces.build(),
+            anomalies=tuple(anomalies),
+            change_digest=digest.hexdigest(),
         )
 
     return finish
@@ -147,8 +152,9 @@ def inspect_range(
     head_sha = repo.resolve(head or "HEAD")
     base_sha = repo.merge_base(repo.resolve(base), head_sha)
     pieces, digest = gitparse.Pieces(), hashlib.sha256()
-    changes, entries, sectionless = _changes(repo, repo.start_diff(base_sha, head_sha), base_sha, head_sha,
-                                             pieces, digest, watch)
+    changes, entries, sectionless = _changes(
+        repo, repo.start_diff(base_sha, head_sha), base_sha, head_sha, pieces, digest, watch
+    )
     changes = _with_link_targets(repo, changes, entries)
     if need_sizes:
         changes = _with_blob_sizes(repo, changes, entries)
@@ -156,15 +162,27 @@ def inspect_range(
     paths = _content_paths(changes)
     filters = evidence.lfs_tracked(repo.check_attr(paths, ("filter",), tree=head_sha), {})
     return Inspection(
-        mode="range", repo_root=repo.root, head=head_sha, base=base_sha, branch=repo.branch(),
-        changed=tuple(_opaque(changes, filters)), added=pieces.build(), change_digest=digest.hexdigest(),
+        mode="range",
+        repo_root=repo.root,
+        head=head_sha,
+        base=base_sha,
+        branch=repo.branch(),
+        changed=tuple(_opaque(changes, filters)),
+        added=pieces.build(),
+        change_digest=digest.hexdigest(),
         anomalies=tuple(Hidden("sectionless", p) for p in sectionless),
     )
 
 
 def _changes(
-    repo: Repository, diff: Any, old: str, new: str | None, pieces: gitparse.Pieces, digest: Any,
-    watch: Watch | None = None, index: str | None = None,
+    repo: Repository,
+    diff: Any,
+    old: str,
+    new: str | None,
+    pieces: gitparse.Pieces,
+    digest: Any,
+    watch: Watch | None = None,
+    index: str | None = None,
 ) -> tuple[list[ChangedPath], list[gitparse.RawEntry], list[str]]:
     """Parse the started diff as it streams; then look again at what git called binary.
 
@@ -193,8 +211,9 @@ def _changes(
     return changes, entries, sectionless
 
 
-def _staged_versions(repo: Repository, old: str, staged: list[gitparse.Staged], pieces: gitparse.Pieces,
-                     digest: Any) -> list[ChangedPath]:
+def _staged_versions(
+    repo: Repository, old: str, staged: list[gitparse.Staged], pieces: gitparse.Pieces, digest: Any
+) -> list[ChangedPath]:
     """The staged blobs of `staged` against `old`, read from the object store.
 
     `git diff --cached` would read a working-tree file instead of a blob its stat data vouches
@@ -205,8 +224,9 @@ def _staged_versions(repo: Repository, old: str, staged: list[gitparse.Staged], 
     with tempfile.TemporaryDirectory(prefix="score-diff-staged-") as scratch:
         index = os.path.join(scratch, "index")
         repo.run("update-index", "-z", "--index-info", stdin=records, index=index)
-        found, _, _ = _changes(repo, repo.start_diff(old, paths=paths, cached=True, index=index), old, None,
-                               pieces, digest, index=index)
+        found, _, _ = _changes(
+            repo, repo.start_diff(old, paths=paths, cached=True, index=index), old, None, pieces, digest, index=index
+        )
     return found
 
 
@@ -219,8 +239,12 @@ def _opaque(changes: list[ChangedPath], filters: dict[str, str]) -> list[Changed
     """LFS-tracked content is what a checkout makes of the pointer blob: opaque."""
     if not filters:
         return changes
-    return [c._replace(binary=True, content_filter=filters[c.path])
-            if c.path in filters and c.status != model.DELETED else c for c in changes]
+    return [
+        c._replace(binary=True, content_filter=filters[c.path])
+        if c.path in filters and c.status != model.DELETED
+        else c
+        for c in changes
+    ]
 
 
 def _plain_file(entry: gitparse.RawEntry) -> bool:
@@ -244,7 +268,8 @@ def _with_link_targets(
     """A symlink's target is its whole blob: -U0 shows only the lines of it that changed."""
     return [
         c._replace(symlink_target=os.fsdecode(repo.blob(e.new_sha)))
-        if c.symlink and e.new_mode == gitparse.SYMLINK_MODE else c
+        if c.symlink and e.new_mode == gitparse.SYMLINK_MODE
+        else c
         for c, e in zip(changes, entries, strict=True)
     ]
 
@@ -260,8 +285,9 @@ def _with_blob_sizes(
     return [c._replace(size=sizes.get(s)) for c, s in zip(changes, shas, strict=False)]
 
 
-def _untracked(walk: files.Walker, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]
-               ) -> ChangedPath:
+def _untracked(
+    walk: files.Walker, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]
+) -> ChangedPath:
     if path.endswith("/"):  # an untracked nested repository: git lists only its directory
         return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
     content = files.read_untracked(walk.root, path, walk)
@@ -270,13 +296,27 @@ def _untracked(walk: files.Walker, path: str, pieces: gitparse.Pieces, digest: A
     digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())
     if content.link is not None:
         pieces.add(path, 1, content.link)
-        return ChangedPath(path=path, status=model.ADDED, untracked=True, symlink=True, added=1,
-                           hunks=(Hunk(0, 0, 1, 1),), size=content.size, symlink_target=content.link,
-                           new_mode=gitparse.SYMLINK_MODE)
+        return ChangedPath(
+            path=path,
+            status=model.ADDED,
+            untracked=True,
+            symlink=True,
+            added=1,
+            hunks=(Hunk(0, 0, 1, 1),),
+            size=content.size,
+            symlink_target=content.link,
+            new_mode=gitparse.SYMLINK_MODE,
+        )
     if content.binary:
         return ChangedPath(path=path, status=model.ADDED, untracked=True, binary=True, size=content.size)
     text = content.data.decode("utf-8", errors="replace")
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     pieces.add(path, 1, text)
-    return ChangedPath(path=path, status=model.ADDED, untracked=True, added=lines,
-                       hunks=(Hunk(0, 0, 1, lines),) if lines else (), size=content.size)
+    return ChangedPath(
+        path=path,
+        status=model.ADDED,
+        untracked=True,
+        added=lines,
+        hunks=(Hunk(0, 0, 1, lines),) if lines else (),
+        size=content.size,
+    )

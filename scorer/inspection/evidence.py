@@ -33,8 +33,10 @@ LFS_DEFINITIONS = {
 }
 _UTF8 = re.compile(r"utf-?8", re.IGNORECASE)
 POINTER_MAX = 1024  # git-lfs's own bound on a pointer file
-_POINTER = re.compile(rb"version https://git-lfs\.github\.com/spec/v1\n(?:.*\n)*?oid sha256:([0-9a-f]{64})\n"
-                      rb"size (\d+)\n")
+_POINTER = re.compile(
+    rb"version https://git-lfs\.github\.com/spec/v1\n(?:.*\n)*?oid sha256:([0-9a-f]{64})\n"
+    rb"size (\d+)\n"
+)
 
 
 class Attributes(NamedTuple):
@@ -65,7 +67,7 @@ def filter_drivers(out: bytes) -> dict[str, dict[str, str]]:
     for record in out.split(b"\0"):
         key, _, value = record.decode("utf-8", "replace").partition("\n")
         if key:
-            name, _, kind = key[len("filter."):].rpartition(".")
+            name, _, kind = key[len("filter.") :].rpartition(".")
             drivers.setdefault(name, {})[kind.lower()] = value
     return drivers
 
@@ -77,21 +79,26 @@ def is_lfs(driver: Mapping[str, str]) -> bool:
 
 def untrusted_drivers(drivers: Mapping[str, Mapping[str, str]]) -> list[Hidden]:
     """Every configured clean or process filter that is not git-lfs exactly: it can rewrite anything."""
-    return [Hidden("filter-driver", None, f"filter.{name}.{kind}={value!r}")
-            for name, driver in sorted(drivers.items()) if not is_lfs(driver)
-            for kind, value in sorted(driver.items())]
+    return [
+        Hidden("filter-driver", None, f"filter.{name}.{kind}={value!r}")
+        for name, driver in sorted(drivers.items())
+        if not is_lfs(driver)
+        for kind, value in sorted(driver.items())
+    ]
 
 
-def lfs_tracked(attrs: Mapping[str, Mapping[str, str]], drivers: Mapping[str, Mapping[str, str]]
-                ) -> dict[str, str]:
+def lfs_tracked(attrs: Mapping[str, Mapping[str, str]], drivers: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     """{path: driver} for the paths whose `filter` attribute names git-lfs: `lfs`, which every machine with
     git-lfs installed defines, or a driver configured here exactly as git-lfs defines it.
 
     Other drivers are each machine's own config: where one is configured here it is refused outright
     (`untrusted_drivers`); what another machine's smudge command does is out of sight (docs/limitations.md).
     """
-    return {p: a["filter"] for p, a in attrs.items()
-            if a.get("filter") == "lfs" or is_lfs(drivers.get(a.get("filter", ""), {}))}
+    return {
+        p: a["filter"]
+        for p, a in attrs.items()
+        if a.get("filter") == "lfs" or is_lfs(drivers.get(a.get("filter", ""), {}))
+    }
 
 
 OnDisk = dict[str, tuple[str, str | None]]  # path -> (mode, object id of its bytes as they are)
@@ -103,9 +110,14 @@ def on_disk(repo: Repository, staged: Sequence[gitparse.Staged]) -> OnDisk:
     return hidden.on_disk(repo, sorted(index), index)
 
 
-def gather(repo: Repository, staged: Sequence[gitparse.Staged], paths: Sequence[str],
-           drivers: Mapping[str, Mapping[str, str]], known: Attributes | None = None,
-           disk: OnDisk | None = None) -> Evidence:
+def gather(
+    repo: Repository,
+    staged: Sequence[gitparse.Staged],
+    paths: Sequence[str],
+    drivers: Mapping[str, Mapping[str, str]],
+    known: Attributes | None = None,
+    disk: OnDisk | None = None,
+) -> Evidence:
     """Compare staged blobs with the working-tree bytes, and look up the rewriting attributes of `paths`
     (the changed and untracked files) and of the staged ones. `known` and `disk` are what was
     already looked up (while the diff streamed)."""
@@ -137,14 +149,18 @@ def _rewrite(attrs: Mapping[str, str]) -> str:
     return "ident" if attrs.get("ident") == "set" else ""
 
 
-def _staged_mismatches(repo: Repository, staged: Sequence[gitparse.Staged], filters: Mapping[str, str],
-                       disk: OnDisk) -> set[str]:
+def _staged_mismatches(
+    repo: Repository, staged: Sequence[gitparse.Staged], filters: Mapping[str, str], disk: OnDisk
+) -> set[str]:
     """Staged paths whose working-tree file is not what the index holds, whatever the stat cache says."""
     index = {s.path: (s.mode, s.sha) for s in staged if s.mode != gitparse.GITLINK_MODE}
     suspects = {p for p, entry in index.items() if disk.get(p) != entry}
     # Same mode, other bytes: maybe only the conversions `git add` applies (CRLF to LF, say).
-    converted = [p for p in sorted(suspects) if p in disk and disk[p][0] == index[p][0] != gitparse.SYMLINK_MODE
-                 and p not in filters]
+    converted = [
+        p
+        for p in sorted(suspects)
+        if p in disk and disk[p][0] == index[p][0] != gitparse.SYMLINK_MODE and p not in filters
+    ]
     for p, sha in zip(converted, repo.hash_files(converted, as_added=True), strict=True):
         if sha == index[p][1]:
             suspects.discard(p)
@@ -163,8 +179,9 @@ def _is_lfs_pointer_to(repo: Repository, sha: str, path: str) -> bool:
     return m is not None and digest is not None and (m.group(1).decode(), int(m.group(2))) == digest
 
 
-def fence_reads(repo: Repository, reads: Mapping[str, bytes], index: Mapping[str, tuple[str, str]],
-                shown: set[str]) -> list[Hidden]:
+def fence_reads(
+    repo: Repository, reads: Mapping[str, bytes], index: Mapping[str, tuple[str, str]], shown: set[str]
+) -> list[Hidden]:
     """Files read from the working tree to judge the change (the manifest, its pin): when tracked and
     not shown as changed by git, their bytes must be the indexed blob, or a forged stat cache hides
     an edit to the fence itself."""

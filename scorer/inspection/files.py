@@ -163,8 +163,11 @@ class Walker:
         """git's object id of a regular file's bytes as they are (`hash-object --no-filters`)."""
         flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK
         try:
-            fd = (os.open(os.path.join(self.root, path), flags) if self._root_fd is None
-                  else os.open(path, flags, dir_fd=self._root_fd))
+            fd = (
+                os.open(os.path.join(self.root, path), flags)
+                if self._root_fd is None
+                else os.open(path, flags, dir_fd=self._root_fd)
+            )
         except OSError as exc:
             if exc.errno != errno.ENAMETOOLONG:
                 raise

@@ -44,10 +44,23 @@ if os.name == "posix":
 PINNED_ARGS = tuple(arg for key, value in _PINNED.items() for arg in ("-c", f"{key}={value}"))
 
 DIFF_ARGS = (
-    "--raw", "-p", "-U0", "-z", "-M",
-    "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "--submodule=short",
-    "--src-prefix=a/", "--dst-prefix=b/", "--diff-algorithm=myers", "--inter-hunk-context=0",
-    "--no-relative", "-O/dev/null", "--no-abbrev",  # full object ids: blob sizes are looked up by them
+    "--raw",
+    "-p",
+    "-U0",
+    "-z",
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--ignore-submodules=none",
+    "--submodule=short",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--diff-algorithm=myers",
+    "--inter-hunk-context=0",
+    "--no-relative",
+    "-O/dev/null",
+    "--no-abbrev",  # full object ids: blob sizes are looked up by them
 )
 # Environment that would bend git's answers, neutralised.
 _ENV_OVERRIDES = {
@@ -73,8 +86,6 @@ EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
 _REF_NAME_END = re.compile(r"[~^:]|@\{")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
-
-
 
 
 def git_environment(
@@ -111,8 +122,10 @@ class Repository:
             raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
         top, git_dir, bare = _discover(where, environ)
         if top and os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
-            raise GitError(f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
-                           "would commit from there; score that directory, or unset it")
+            raise GitError(
+                f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
+                "would commit from there; score that directory, or unset it"
+            )
         self.root: str | None = None if bare else top
         self.git_dir = git_dir
         self._refuse_another_worktree(environ, where)
@@ -127,8 +140,10 @@ class Repository:
     def work_tree(self) -> str:
         """The working tree's root; a bare repository has none, so worktree mode cannot score it."""
         if self.root is None:
-            raise GitError(f"{self.git_dir} is a bare repository; score-diff needs a working tree "
-                           "(score commits with --base, or on a server with score-diff pre-receive)")
+            raise GitError(
+                f"{self.git_dir} is a bare repository; score-diff needs a working tree "
+                "(score commits with --base, or on a server with score-diff pre-receive)"
+            )
         return self.root
 
     def close(self) -> None:
@@ -141,16 +156,24 @@ class Repository:
     def _refuse_another_worktree(self, environ: Mapping[str, str], cwd: str) -> None:
         """git commits from $GIT_DIR and $GIT_WORK_TREE: scoring one tree while git commits
         another would score nothing."""
-        claims = [("GIT_DIR", environ.get("GIT_DIR", ""), self.git_dir),
-                  ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root or self.git_dir)]
+        claims = [
+            ("GIT_DIR", environ.get("GIT_DIR", ""), self.git_dir),
+            ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root or self.git_dir),
+        ]
         for source, where, scored in claims:
             if where and os.path.realpath(os.path.join(cwd, where)) != os.path.realpath(scored):
-                raise GitError(f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
-                               "repository git commits to, or unset it")
+                raise GitError(
+                    f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
+                    "repository git commits to, or unset it"
+                )
 
     # -- running git -------------------------------------------------------
     def start(
-        self, *args: str, stdin: bool = False, literal: bool = False, env: Mapping[str, str] | None = None,
+        self,
+        *args: str,
+        stdin: bool = False,
+        literal: bool = False,
+        env: Mapping[str, str] | None = None,
         index: str | None = None,
     ) -> subprocess.Popen[bytes]:
         """Start git without waiting, so several calls and Python's own work overlap.
@@ -163,8 +186,12 @@ class Repository:
             env = {**env, "GIT_INDEX_FILE": index}
         try:
             proc = subprocess.Popen(
-                argv, cwd=self.root, env=env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                argv,
+                cwd=self.root,
+                env=env,
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
             )
         except OSError as exc:
             raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
@@ -207,8 +234,10 @@ class Repository:
             finally:
                 chunks.put(None)
 
-        threads = [threading.Thread(target=pump, daemon=True),
-                   threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True)]
+        threads = [
+            threading.Thread(target=pump, daemon=True),
+            threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True),
+        ]
         for thread in threads:
             thread.start()
         while (chunk := chunks.get()) is not None:
@@ -225,8 +254,13 @@ class Repository:
         _check(proc, b"".join(errors), (0,))
 
     def run(
-        self, *args: str, stdin: bytes | None = None, ok: Sequence[int] = (0,), literal: bool = False,
-        env: Mapping[str, str] | None = None, index: str | None = None,
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        ok: Sequence[int] = (0,),
+        literal: bool = False,
+        env: Mapping[str, str] | None = None,
+        index: str | None = None,
     ) -> bytes:
         proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
         return self.finish(proc, stdin, ok)
@@ -241,18 +275,22 @@ class Repository:
         """Current branch name, or None when HEAD is detached."""
         out = self.run("symbolic-ref", "-q", "HEAD", ok=(0, 1))
         name = out.decode("utf-8", "replace").strip()
-        return name[len("refs/heads/"):] if name.startswith("refs/heads/") else None
+        return name[len("refs/heads/") :] if name.startswith("refs/heads/") else None
 
     def resolve(self, ref: str) -> str:
         meanings = self._ref_meanings(ref)
         if len(meanings) > 1:
-            raise GitError(f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
-                           "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
-                           "or a full commit id")
+            raise GitError(
+                f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
+                "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
+                "or a full commit id"
+            )
         out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
         if not out.strip():
-            raise GitError(f"{ref!r} is not a commit in this repository{self._remote_hint(ref)} "
-                           "(fetch it, or fetch with full history)")
+            raise GitError(
+                f"{ref!r} is not a commit in this repository{self._remote_hint(ref)} "
+                "(fetch it, or fetch with full history)"
+            )
         return out.decode().strip()
 
     def _remote_hint(self, ref: str) -> str:
@@ -264,9 +302,11 @@ class Repository:
         remotes = [r for r in out.decode("utf-8", "replace").splitlines() if r]
         if not remotes:
             return ""
-        rest = ref[len(name):]
-        return (f"; this clone has only the remote-tracking {' and '.join(remotes)}: pass --base "
-                f"{remotes[0]}{rest}, or create the branch with git fetch {remotes[0].split('/')[0]} {name}:{name}")
+        rest = ref[len(name) :]
+        return (
+            f"; this clone has only the remote-tracking {' and '.join(remotes)}: pass --base "
+            f"{remotes[0]}{rest}, or create the branch with git fetch {remotes[0].split('/')[0]} {name}:{name}"
+        )
 
     def _ref_meanings(self, ref: str) -> list[str]:
         """Everything the name at the start of `ref` could mean to git: a tag `main` beats the branch
@@ -287,8 +327,9 @@ class Repository:
         """Repo-relative paths of the files in `directory` at `rev` (not recursing; empty when it is absent)."""
         from . import gitparse
 
-        out = self.run("ls-tree", "-z", "--name-only", "--full-tree", rev, "--", directory.rstrip("/") + "/",
-                       literal=True)
+        out = self.run(
+            "ls-tree", "-z", "--name-only", "--full-tree", rev, "--", directory.rstrip("/") + "/", literal=True
+        )
         return gitparse.split_z(out)
 
     def refs_named(self, patterns: Sequence[str]) -> list[str]:
@@ -330,8 +371,14 @@ class Repository:
         return self.run("hash-object", "-t", "tree", "--stdin", stdin=b"").decode().strip() or EMPTY_TREE_SHA1
 
     # -- what changed: each started here, parsed by gitparse, judged by nobody here --
-    def start_diff(self, old: str, new: str | None = None, paths: Sequence[str] | None = None,
-                   cached: bool = False, index: str | None = None) -> subprocess.Popen[bytes]:
+    def start_diff(
+        self,
+        old: str,
+        new: str | None = None,
+        paths: Sequence[str] | None = None,
+        cached: bool = False,
+        index: str | None = None,
+    ) -> subprocess.Popen[bytes]:
         """The raw + -U0 patch diff of `old` against `new` (or the working tree, or with `cached`
         the index: what `git commit` records), for every path or only `paths`."""
         revs = ["--cached", old] if cached else [old, *([new] if new else [])]
@@ -348,8 +395,9 @@ class Repository:
 
     def start_index_state(self) -> subprocess.Popen[bytes]:
         """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions."""
-        return self.start("status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames",
-                          "--ignore-submodules=dirty")
+        return self.start(
+            "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=dirty"
+        )
 
     def start_listing(self) -> subprocess.Popen[bytes]:
         """Tracked files with their index flags, and untracked files."""
@@ -361,8 +409,15 @@ class Repository:
 
     def start_status_all(self) -> subprocess.Popen[bytes]:
         """HEAD, the branch, and every changed or untracked path, untracked directories expanded."""
-        return self.start("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
-                          "--ignore-submodules=none")
+        return self.start(
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=none",
+        )
 
     def start_ignored(self) -> subprocess.Popen[bytes]:
         return self.start("ls-files", "-z", "-o", "-i", "--directory", "--exclude-per-directory=.gitignore")
@@ -413,8 +468,9 @@ class Repository:
         """The blob id `git add` would store for `data` at `path` (attributes' conversions applied)."""
         return self.run("hash-object", "--stdin", f"--path={path}", stdin=data).decode().strip()
 
-    def check_attr(self, paths: Sequence[str], names: Sequence[str], tree: str | None = None
-                   ) -> dict[str, dict[str, str]]:
+    def check_attr(
+        self, paths: Sequence[str], names: Sequence[str], tree: str | None = None
+    ) -> dict[str, dict[str, str]]:
         """{path: {attribute: value}} for the attributes that are set, unset or have a value.
 
         Without `tree`, as `git add` reads them (the working tree's .gitattributes, then the
@@ -424,15 +480,25 @@ class Repository:
         if not paths:
             return {}
         if tree is None:
-            return _parse_attr(self.run("check-attr", "-z", "--stdin", *names, stdin=b"".join(
-                os.fsencode(p) + b"\0" for p in paths)))
+            return _parse_attr(
+                self.run("check-attr", "-z", "--stdin", *names, stdin=b"".join(os.fsencode(p) + b"\0" for p in paths))
+            )
         import tempfile  # only range mode needs a scratch index; the guard imports this module on every call
 
         with tempfile.TemporaryDirectory(prefix="score-diff-attr-") as scratch:
             index = os.path.join(scratch, "index")
             self._index_of_attributes(tree, index)
-            return _parse_attr(self.run("check-attr", "--cached", "-z", "--stdin", *names, index=index,
-                                        stdin=b"".join(os.fsencode(p) + b"\0" for p in paths)))
+            return _parse_attr(
+                self.run(
+                    "check-attr",
+                    "--cached",
+                    "-z",
+                    "--stdin",
+                    *names,
+                    index=index,
+                    stdin=b"".join(os.fsencode(p) + b"\0" for p in paths),
+                )
+            )
 
     def _index_of_attributes(self, tree: str, index: str) -> None:
         """A scratch index holding only the .gitattributes files of `tree`.
@@ -441,8 +507,12 @@ class Repository:
         more slowly than it lists a 50,000-file tree.
         """
         listing = self.run("ls-tree", "-r", "-z", "--full-tree", tree)
-        records = [r for r in listing.split(b"\0") if r.startswith((b"100644 blob ", b"100755 blob "))
-                   and (r.endswith(b"/.gitattributes") or r.endswith(b"\t.gitattributes"))]
+        records = [
+            r
+            for r in listing.split(b"\0")
+            if r.startswith((b"100644 blob ", b"100755 blob "))
+            and (r.endswith(b"/.gitattributes") or r.endswith(b"\t.gitattributes"))
+        ]
         self.run("update-index", "-z", "--index-info", index=index, stdin=b"".join(r + b"\0" for r in records))
 
     # -- files at a revision ---------------------------------------------------
@@ -470,8 +540,11 @@ class Repository:
         batch = [p for p in paths if "\n" not in p]
         if not batch:
             return found
-        out = self.run("cat-file", "--batch=%(objecttype) %(objectsize)",
-                       stdin=b"".join(rev.encode() + b":" + os.fsencode(p) + b"\n" for p in batch))
+        out = self.run(
+            "cat-file",
+            "--batch=%(objecttype) %(objectsize)",
+            stdin=b"".join(rev.encode() + b":" + os.fsencode(p) + b"\n" for p in batch),
+        )
         at = 0
         for path in batch:
             end = out.index(b"\n", at)
@@ -490,8 +563,18 @@ class Repository:
         as a deletion and an addition, so both sides are found): one `git log` for all of them."""
         if not paths:
             return {}
-        out = self.run("log", "--reverse", "--no-renames", "--format=%x01%H", "--name-only", "-z",
-                       f"{base}..{head}", "--", *paths, literal=True)
+        out = self.run(
+            "log",
+            "--reverse",
+            "--no-renames",
+            "--format=%x01%H",
+            "--name-only",
+            "-z",
+            f"{base}..{head}",
+            "--",
+            *paths,
+            literal=True,
+        )
         found: dict[str, str] = {}
         commit, first = "", False
         for token in out.split(b"\0"):
@@ -554,17 +637,20 @@ class Repository:
         commit could use (core.commentChar, also from `git -c`; `auto` means any of git's candidates).
         """
         text = cut_at_scissors(text)
-        out = self.run("config", "-z", "--get-regexp", r"^core\.comment(char|string)$", ok=(0, 1),
-                       env=self._commit_env)
+        out = self.run("config", "-z", "--get-regexp", r"^core\.comment(char|string)$", ok=(0, 1), env=self._commit_env)
         values = [r.partition(b"\n")[2].decode("utf-8", "replace") for r in out.split(b"\0") if r]
         comment = values[-1] if values else "#"
         if comment.lower() == "auto":
             text = "".join(line for line in text.splitlines(True) if line[:1] not in _AUTO_COMMENT_CHARS)
             comment = "#"
-        stored = self.run("-c", f"core.commentChar={comment}", "stripspace", "--strip-comments",
-                          stdin=text.encode("utf-8", "surrogateescape"))
+        stored = self.run(
+            "-c",
+            f"core.commentChar={comment}",
+            "stripspace",
+            "--strip-comments",
+            stdin=text.encode("utf-8", "surrogateescape"),
+        )
         return stored.decode("utf-8", "replace")
-
 
 
 # `git commit -v` appends the diff below this line; git drops it (any comment character).
@@ -587,8 +673,10 @@ def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
         for where in filter(None, environ.get(name, "").split(os.pathsep)):
             real = os.path.realpath(where)
             if os.path.commonpath([real, inside]) != inside:
-                raise GitError(f"{name} names {where}, outside {git_dir}: git's own quarantine is always "
-                               "inside the repository; unset it")
+                raise GitError(
+                    f"{name} names {where}, outside {git_dir}: git's own quarantine is always "
+                    "inside the repository; unset it"
+                )
     return frozenset(name for name in QUARANTINE_ENV if environ.get(name))
 
 
@@ -596,8 +684,15 @@ def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
     """(work tree, git dir, bare?) as git itself finds them from `where`."""
     env = git_environment(environ, "", None)
     del env["GIT_DIR"]  # discovery from the directory, as `git commit` run there would do
-    argv = ["git", *PINNED_ARGS, "rev-parse", "--path-format=absolute", "--absolute-git-dir",
-            "--is-bare-repository", "--show-toplevel"]
+    argv = [
+        "git",
+        *PINNED_ARGS,
+        "rev-parse",
+        "--path-format=absolute",
+        "--absolute-git-dir",
+        "--is-bare-repository",
+        "--show-toplevel",
+    ]
     try:
         proc = subprocess.run(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
     except OSError as exc:
@@ -658,9 +753,6 @@ def blob_id(data: bytes, like: str) -> str:
     return algo(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-
-
-
 def locate(path: str, environ: Mapping[str, str], timeout_s: float = 10.0) -> tuple[str, str]:
     """(working tree root, absolute git dir) of the repository holding `path`: one git call, no GitPython,
     for the guard that runs on every tool call. The environment is the one given, with git's
@@ -669,8 +761,7 @@ def locate(path: str, environ: Mapping[str, str], timeout_s: float = 10.0) -> tu
     env.update(_ENV_OVERRIDES)
     argv = ["git", *PINNED_ARGS, "rev-parse", "--show-toplevel", "--absolute-git-dir"]
     try:
-        proc = subprocess.run(argv, cwd=path, env=env, capture_output=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, cwd=path, env=env, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"could not run git in {path}: {exc}") from exc
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()

@@ -74,8 +74,9 @@ def _parse_raw(out: bytes, pos: int) -> tuple[list[RawEntry], int]:
         first, pos = _take(out, pos)
         if status[0] in "RC":
             second, pos = _take(out, pos)
-            entries.append(RawEntry(old_mode, new_mode, old_sha, new_sha, status[0],
-                                    _decode_path(second), _decode_path(first)))
+            entries.append(
+                RawEntry(old_mode, new_mode, old_sha, new_sha, status[0], _decode_path(second), _decode_path(first))
+            )
         else:
             entries.append(RawEntry(old_mode, new_mode, old_sha, new_sha, status[0], _decode_path(first), None))
     return entries, pos
@@ -213,8 +214,15 @@ def _header(entry: RawEntry) -> bytes:
     return b"diff --git " + _quoted(b"a/" + old) + b" " + _quoted(b"b/" + os.fsencode(entry.path))
 
 
-def _section_sizes(entries: list[RawEntry], expected: list[bytes], lo: int, patch: bytes | bytearray,
-                   starts: list[int], complete: int, final: bool = False) -> list[int]:
+def _section_sizes(
+    entries: list[RawEntry],
+    expected: list[bytes],
+    lo: int,
+    patch: bytes | bytearray,
+    starts: list[int],
+    complete: int,
+    final: bool = False,
+) -> list[int]:
     """How many patch sections each entry from `lo` on owns, as far as the sections seen decide.
 
     Usually one (two for a type change, which git writes as a deletion and a creation). None
@@ -247,8 +255,9 @@ def _section_sizes(entries: list[RawEntry], expected: list[bytes], lo: int, patc
     return sizes
 
 
-def _part(entries: list[RawEntry], raw_patch: bytes, sizes: list[int] | None = None,
-          expected: list[bytes] | None = None) -> DiffOutput:
+def _part(
+    entries: list[RawEntry], raw_patch: bytes, sizes: list[int] | None = None, expected: list[bytes] | None = None
+) -> DiffOutput:
     """One run of entries with their sections; `sizes` if already matched, else matched here, finally."""
     if sizes is None:
         starts = line_starts(raw_patch, b"diff --git ")
@@ -276,8 +285,10 @@ def _section_bounds(patch: str, sizes: list[int]) -> list[tuple[int, int]]:
     if len(starts) != sum(sizes):  # decoding never adds or removes a line
         raise GitError(f"git diff patch has {len(starts)} sections where {sum(sizes)} were matched")
     edges = [*starts, len(patch)]
-    return [(edges[i], edges[i + n - 1 + 1] if n else edges[i])
-            for i, n in zip(accumulate(sizes, initial=0), sizes, strict=False)]
+    return [
+        (edges[i], edges[i + n - 1 + 1] if n else edges[i])
+        for i, n in zip(accumulate(sizes, initial=0), sizes, strict=False)
+    ]
 
 
 def _added_block(patch: str, body: int, end: int, new_lines: int) -> str:
@@ -322,8 +333,9 @@ class Pieces:
         if first == len(self.parts):
             return model.AddedText()
         base = self.starts[first]
-        return model.AddedText("".join(self.parts[first:]), tuple(s - base for s in self.starts[first:]),
-                               tuple(self.locations[first:]))
+        return model.AddedText(
+            "".join(self.parts[first:]), tuple(s - base for s in self.starts[first:]), tuple(self.locations[first:])
+        )
 
 
 def _hunks(patch: str, start: int, end: int) -> list[tuple[Hunk, str]]:
@@ -454,15 +466,17 @@ def staged(out: bytes) -> list[Staged]:
         if entry[:2] == b"1 " and entry[2:3] != b".":
             fields = entry.split(b" ", 8)
             if fields[4] != b"000000":
-                found.append(Staged(_decode_path(fields[8]), fields[4].decode(), fields[7].decode(),
-                                    fields[1][1:2] == b"."))
+                found.append(
+                    Staged(_decode_path(fields[8]), fields[4].decode(), fields[7].decode(), fields[1][1:2] == b".")
+                )
     return found
 
 
 def status_paths(out: bytes) -> list[str]:
     """`status --porcelain=v2 -z`: every path it reports (changed in the index, on disk, or unmerged)."""
-    return [_decode_path(e.split(b" ", 8 if e[:1] == b"1" else 10)[-1]) for e in out.split(b"\0")
-            if e[:2] in (b"1 ", b"u ")]
+    return [
+        _decode_path(e.split(b" ", 8 if e[:1] == b"1" else 10)[-1]) for e in out.split(b"\0") if e[:2] in (b"1 ", b"u ")
+    ]
 
 
 def partially_staged(out: bytes) -> list[str]:

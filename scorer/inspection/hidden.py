@@ -44,9 +44,7 @@ def _hidden_by_flags(repo: Repository, flagged: list[tuple[str, str]]) -> list[H
     return problems
 
 
-def on_disk(
-    repo: Repository, paths: list[str], index: dict[str, tuple[str, str]]
-) -> dict[str, tuple[str, str | None]]:
+def on_disk(repo: Repository, paths: list[str], index: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str | None]]:
     """(mode, blob id) of each path present on disk, as git would record it, never following a symlink.
 
     Ids are of the bytes as they are (`hash-object --no-filters`), computed here: one walk over the
@@ -88,8 +86,11 @@ TOOL_CACHES = frozenset({".pytest_cache", ".mypy_cache", ".ruff_cache"})
 
 def ignored_gitignores(root: str, ignored: list[str]) -> list[Hidden]:
     """An untracked .gitignore that ignores itself hides the files it lists."""
-    return [Hidden("ignored-gitignore", path) for path in ignored
-            if posixpath.basename(path.rstrip("/")) == ".gitignore" and not _tool_cache(root, path)]
+    return [
+        Hidden("ignored-gitignore", path)
+        for path in ignored
+        if posixpath.basename(path.rstrip("/")) == ".gitignore" and not _tool_cache(root, path)
+    ]
 
 
 def _tool_cache(root: str, path: str) -> bool:

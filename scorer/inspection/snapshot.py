@@ -45,10 +45,15 @@ def take(repo: Repository) -> Snapshot:
 
 def differences(before: Snapshot, after: Snapshot, exempt: frozenset[str] = frozenset()) -> list[SideEffect]:
     """Every path (and HEAD) the two snapshots disagree about, except the `exempt` paths."""
-    found = [SideEffect(None, f"moved {name} from {before.head.get(key, b'-').decode('utf-8', 'replace')} to "
-                              f"{after.head.get(key, b'-').decode('utf-8', 'replace')}")
-             for key, name in (("branch.oid", "HEAD"), ("branch.head", "the branch"))
-             if before.head.get(key) != after.head.get(key)]
+    found = [
+        SideEffect(
+            None,
+            f"moved {name} from {before.head.get(key, b'-').decode('utf-8', 'replace')} to "
+            f"{after.head.get(key, b'-').decode('utf-8', 'replace')}",
+        )
+        for key, name in (("branch.oid", "HEAD"), ("branch.head", "the branch"))
+        if before.head.get(key) != after.head.get(key)
+    ]
     for path in sorted(set(before.staged) | set(after.staged)):
         if path not in exempt and before.staged.get(path) != after.staged.get(path):
             found.append(SideEffect(path, "staged"))
@@ -58,8 +63,9 @@ def differences(before: Snapshot, after: Snapshot, exempt: frozenset[str] = froz
             continue
         was, now = _on_disk(before, path), _on_disk(after, path)
         if was != now or before.listed.get(path, b"") != after.listed.get(path, b""):
-            found.append(SideEffect(path, "created" if was == "absent" else "deleted" if now == "absent"
-                                    else "changed"))
+            found.append(
+                SideEffect(path, "created" if was == "absent" else "deleted" if now == "absent" else "changed")
+            )
     return found
 
 

@@ -165,8 +165,10 @@ def compile_entry(entry: str) -> None:
     if _unclosed_bracket(entry):
         raise GlobError("has a '[' without a closing ']', which git never matches")
     if _loose_stars(entry):
-        raise GlobError("has '**' (or more stars) that is not a whole segment ('**/x', 'a/**/b'), which git "
-                        "reads differently; use '*' within a segment")
+        raise GlobError(
+            "has '**' (or more stars) that is not a whole segment ('**/x', 'a/**/b'), which git "
+            "reads differently; use '*' within a segment"
+        )
     try:
         with warnings.catch_warnings():  # the same answer whatever the interpreter's warning filters
             warnings.simplefilter("error")

@@ -48,5 +48,7 @@ def is_fence_path(path: str) -> bool:
 def check_job_id(job: str, job_id: str, source: str) -> None:
     """A job file must be that job's: a copy of B's under A's name would judge A by B's fence."""
     if job_id != job:
-        raise ManifestError(f"{source} declares job_id {job_id!r}, but it is the manifest of job {job!r} "
-                            f"({JOBS_DIR}/<job>.json must declare job_id <job>)")
+        raise ManifestError(
+            f"{source} declares job_id {job_id!r}, but it is the manifest of job {job!r} "
+            f"({JOBS_DIR}/<job>.json must declare job_id <job>)"
+        )

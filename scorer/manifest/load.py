@@ -154,8 +154,7 @@ def _check_report(data: dict[str, Any]) -> list[str]:
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem."""
     try:
-        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys,
-                          parse_constant=_no_constants)
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"{source}: not valid JSON ({exc})") from exc
     except ManifestError as exc:
@@ -172,9 +171,17 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
         raise ManifestError(f"{source}: " + "; ".join(problems))
     warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)
     simple: dict[str, Any] = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
-    for key in ("required_test", "test_env", "forbidden_substrings", "forbidden_patterns",
-                "sensitive_exempt", "disabled_detectors", "allowed_fingerprints", "scratch_roots",
-                "guard_allowed_tools"):
+    for key in (
+        "required_test",
+        "test_env",
+        "forbidden_substrings",
+        "forbidden_patterns",
+        "sensitive_exempt",
+        "disabled_detectors",
+        "allowed_fingerprints",
+        "scratch_roots",
+        "guard_allowed_tools",
+    ):
         if key in simple:
             simple[key] = tuple(simple[key])
     if "test_timeout_s" in simple:

@@ -33,9 +33,7 @@ def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], ro
     return Path(os.path.abspath(Path(cwd, chosen) if chosen else Path(root(), DEFAULT_MANIFEST)))
 
 
-def manifest_location(
-    manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]
-) -> tuple[Path, str | None]:
+def manifest_location(manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]) -> tuple[Path, str | None]:
     """The manifest file, and its repo-relative path when it lives inside the repository."""
     path = manifest_path(manifest, cwd, environ, lambda: root)
     # Inside the repository the name counts, not where a symlink points: a job that turns
@@ -77,8 +75,14 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 
 
 def read_manifest(
-    repo: Repository, path: Path, rel: str | None, base: str | None, manifest_sha256: str | None,
-    environ: Mapping[str, str], head: str | None = None, chosen_by_env: bool = False,
+    repo: Repository,
+    path: Path,
+    rel: str | None,
+    base: str | None,
+    manifest_sha256: str | None,
+    environ: Mapping[str, str],
+    head: str | None = None,
+    chosen_by_env: bool = False,
     reads: dict[str, bytes] | None = None,
 ) -> Fence:
     """At `base` (--base mode) or at `head` (worktree mode) for a manifest inside the repository
@@ -92,17 +96,23 @@ def read_manifest(
     from .load import parse_manifest  # jsonschema and pathspec: imported while git already runs
 
     if chosen_by_env and rel is None:
-        raise ManifestError(f"${ENV_MANIFEST} names {path}, outside the repository: the environment (which the "
-                            "job's own session sets) may only name a manifest committed in the repository; pass "
-                            "--manifest to score against another file")
+        raise ManifestError(
+            f"${ENV_MANIFEST} names {path}, outside the repository: the environment (which the "
+            "job's own session sets) may only name a manifest committed in the repository; pass "
+            "--manifest to score against another file"
+        )
     commit = base if base is not None else head
     committed = _committed(repo, commit, rel) if commit is not None and rel is not None else None
     if committed is None and (base is not None and rel is not None):
-        raise ManifestError(f"manifest {rel} does not exist at the base commit; commit it to the base "
-                            "branch first (a job must not bring its own fence)")
+        raise ManifestError(
+            f"manifest {rel} does not exist at the base commit; commit it to the base "
+            "branch first (a job must not bring its own fence)"
+        )
     if committed is None and chosen_by_env:
-        raise ManifestError(f"${ENV_MANIFEST} names {rel}, which is not committed at HEAD: the environment may "
-                            "only name a manifest committed in the repository; commit it, or pass --manifest")
+        raise ManifestError(
+            f"${ENV_MANIFEST} names {rel}, which is not committed at HEAD: the environment may "
+            "only name a manifest committed in the repository; commit it, or pass --manifest"
+        )
     if committed is not None and commit is not None:
         raw, pin = committed
         source = f"{rel} at {'base' if base is not None else 'HEAD'} {commit[:12]}"
@@ -111,8 +121,9 @@ def read_manifest(
         try:
             raw = path.read_bytes()
         except OSError as exc:
-            raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc} "
-                                f"(pass --manifest or set {ENV_MANIFEST})") from exc
+            raise ManifestError(
+                f"cannot read manifest {path}: {exc.strerror or exc} (pass --manifest or set {ENV_MANIFEST})"
+            ) from exc
         source = str(path)
         pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
         if reads is not None and rel is not None:
@@ -133,8 +144,10 @@ def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | 
             continue
         mode, kind, sha = entries[name]
         if kind != "blob" or mode == "120000":
-            raise ManifestError(f"{name} at {commit[:12]} is {'a symlink' if kind == 'blob' else 'a ' + kind}, not "
-                                "a file: a committed manifest or pin must be the file itself")
+            raise ManifestError(
+                f"{name} at {commit[:12]} is {'a symlink' if kind == 'blob' else 'a ' + kind}, not "
+                "a file: a committed manifest or pin must be the file itself"
+            )
         wanted[name] = sha
     if rel not in wanted:
         return None

@@ -32,8 +32,12 @@ def expected_digest(
     if flag:
         pins.append(("--manifest-sha256", parse_pin(flag, "--manifest-sha256")))
     if environ.get("SCORE_DIFF_MANIFEST_SHA256"):
-        pins.append(("$SCORE_DIFF_MANIFEST_SHA256",
-                     parse_pin(environ["SCORE_DIFF_MANIFEST_SHA256"], "SCORE_DIFF_MANIFEST_SHA256")))
+        pins.append(
+            (
+                "$SCORE_DIFF_MANIFEST_SHA256",
+                parse_pin(environ["SCORE_DIFF_MANIFEST_SHA256"], "SCORE_DIFF_MANIFEST_SHA256"),
+            )
+        )
     raw = pin_file()
     if raw is not None:
         pins.append((pin_name, parse_pin(raw.decode("utf-8", "replace"), pin_name)))

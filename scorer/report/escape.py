@@ -42,8 +42,7 @@ def one_line(text: str) -> str:
 
 def printable_lines(text: str) -> str:
     """Multi-line text, each line made printable; a CR that ends a line (CRLF files) is kept."""
-    return "\n".join(one_line(line[:-1]) + "\r" if line.endswith("\r") else one_line(line)
-                     for line in text.split("\n"))
+    return "\n".join(one_line(line[:-1]) + "\r" if line.endswith("\r") else one_line(line) for line in text.split("\n"))
 
 
 def printable(text: str) -> str:
@@ -86,5 +85,3 @@ def escape_data(text: str) -> str:
 def escape_property(text: str) -> str:
     """Escape a command property value (file, title): data escapes plus `:` and `,`."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-

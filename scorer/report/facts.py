@@ -50,8 +50,15 @@ def changed_dict(c: ChangedPath, result: Result) -> dict[str, Any]:
 
 
 def violation_dict(v: Violation, result: Result) -> dict[str, Any]:
-    return {"code": v.code, "hint": v.hint, "path": v.path, "line": v.line, "message": v.message, "fix": v.fix,
-            "severity": severity(result)}
+    return {
+        "code": v.code,
+        "hint": v.hint,
+        "path": v.path,
+        "line": v.line,
+        "message": v.message,
+        "fix": v.fix,
+        "severity": severity(result),
+    }
 
 
 def test_dict(t: TestOutcome) -> dict[str, Any]:
@@ -97,8 +104,10 @@ def to_dict(result: Result) -> dict[str, Any]:
 def binding_line(result: Result) -> str:
     """What this verdict is bound to, so a PASS cannot be carried over to another commit."""
     sha = (result.manifest_sha256 or "-")[:64]
-    return (f"bound to: manifest {result.manifest_path or '-'} sha256 {sha}  base {result.base or '-'}  "
-            f"head {result.head or '-'}  changes sha256 {result.change_digest or '-'}")
+    return (
+        f"bound to: manifest {result.manifest_path or '-'} sha256 {sha}  base {result.base or '-'}  "
+        f"head {result.head or '-'}  changes sha256 {result.change_digest or '-'}"
+    )
 
 
 def binding_facts(result: Result) -> list[tuple[str, str]]:
@@ -137,5 +146,3 @@ def changed_line(c: ChangedPath, result: Result) -> str:
 def justification_line(j: Justification) -> str:
     """One accepted justification on one plain-text line."""
     return f"justified: {j.path} evidence {j.evidence} reason: {j.reason} rollback: {j.rollback}"
-
-

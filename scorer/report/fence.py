@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 
 _LIMITS = (
     ("max_files_changed", "changed files"),
-    ("max_hunk_lines", "added+removed lines per hunk (keep edits small and apart; do not rewrite or reformat "
-     "files)"),
+    ("max_hunk_lines", "added+removed lines per hunk (keep edits small and apart; do not rewrite or reformat files)"),
     ("max_changed_lines", "changed lines in all"),
     ("max_file_bytes", "bytes per file"),
 )
@@ -32,11 +31,22 @@ def fence_facts(manifest: Manifest, manifest_rel: str | None = None) -> dict[str
     m = manifest
     sensitive = []
     for entry in m.allowed_paths:
-        hit = None if is_glob(entry) else classify(entry, extra_globs=m.sensitive_globs,
-                                                   exempt=frozenset(m.sensitive_exempt), manifest_path=manifest_rel)
+        hit = (
+            None
+            if is_glob(entry)
+            else classify(
+                entry, extra_globs=m.sensitive_globs, exempt=frozenset(m.sensitive_exempt), manifest_path=manifest_rel
+            )
+        )
         if hit is not None:
-            sensitive.append({"path": entry, "category": hit.category, "reason": hit.reason,
-                              "trailers": [t.format(path=entry) for t in TRAILERS]})
+            sensitive.append(
+                {
+                    "path": entry,
+                    "category": hit.category,
+                    "reason": hit.reason,
+                    "trailers": [t.format(path=entry) for t in TRAILERS],
+                }
+            )
     return {
         "job_id": m.job_id,
         "description": m.description,
@@ -48,8 +58,12 @@ def fence_facts(manifest: Manifest, manifest_rel: str | None = None) -> dict[str
         "allow": {"binary": m.allow_binary, "symlinks": m.allow_symlinks, "submodules": m.allow_submodules},
         "sensitive_allowed_paths": sensitive,
         "protected_tests": protected_paths(m),
-        "required_test": {"argv": list(m.required_test), "command": shlex.join(m.required_test),
-                          "timeout_s": m.test_timeout_s, "always_run": m.always_run_test},
+        "required_test": {
+            "argv": list(m.required_test),
+            "command": shlex.join(m.required_test),
+            "timeout_s": m.test_timeout_s,
+            "always_run": m.always_run_test,
+        },
         "manifest": manifest_rel,
     }
 
@@ -71,20 +85,26 @@ def _never_add(facts: dict[str, Any]) -> str:
     parts = [_codes(facts["forbidden_substrings"])] if facts["forbidden_substrings"] else []
     if facts["forbidden_patterns"]:
         parts.append("lines matching " + _codes(facts["forbidden_patterns"]))
-    parts.append("credentials (read them from the environment at run time); risky shell (a download piped to a "
-                 "shell, shell profiles, SSH config, chmod 777)")
+    parts.append(
+        "credentials (read them from the environment at run time); risky shell (a download piped to a "
+        "shell, shell profiles, SSH config, chmod 777)"
+    )
     return "; ".join(parts)
 
 
 def _sensitive(facts: dict[str, Any]) -> str:
     granted = facts["sensitive_allowed_paths"]
     if not granted:
-        return ("none granted: leave environment files, migrations, CI, build files, lockfiles, infrastructure, "
-                "and auth, billing or security code alone")
+        return (
+            "none granted: leave environment files, migrations, CI, build files, lockfiles, infrastructure, "
+            "and auth, billing or security code alone"
+        )
     paths = "; ".join(f"`{s['path']}` ({s['category']})" for s in granted)
-    return (f"{paths}: change one only if the job needs it, and put these trailer lines in the commit message, "
-            "the evidence being a file and line you read that shows the change is needed: "
-            + "; ".join(_codes(s["trailers"]) for s in granted))
+    return (
+        f"{paths}: change one only if the job needs it, and put these trailer lines in the commit message, "
+        "the evidence being a file and line you read that shows the change is needed: "
+        + "; ".join(_codes(s["trailers"]) for s in granted)
+    )
 
 
 def render_markdown(facts: dict[str, Any]) -> str:
@@ -102,9 +122,11 @@ def render_markdown(facts: dict[str, Any]) -> str:
         f"- **Sensitive paths:** {_sensitive(facts)}",
     ]
     if facts["protected_tests"]:
-        out.append(f"- **Tests you may add to, never weaken:** {_codes(facts['protected_tests'])} (no removed or "
-                   "loosened assertion, removed test, skip or xfail, early `return` or `if False:`, deleted or "
-                   "renamed file): make the code pass the test")
+        out.append(
+            f"- **Tests you may add to, never weaken:** {_codes(facts['protected_tests'])} (no removed or "
+            "loosened assertion, removed test, skip or xfail, early `return` or `if False:`, deleted or "
+            "renamed file): make the code pass the test"
+        )
     out += [
         f"- **Required test** (must pass; run it from the repository root, {t['timeout_s']:g} s at most): "
         f"`{t['command']}`",

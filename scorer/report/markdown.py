@@ -41,8 +41,11 @@ def _violations(result: Result) -> list[str]:
         where = f"{v.path}:{v.line}" if v.path and v.line else (v.path or "-")
         title = CODES[v.code].title if v.code in CODES else v.code
         rows.append((v.code, title, where, v.hint, v.message, v.fix) if hinted else (v.code, title, where, v.message))
-    header = ("code", "title", "where", "what to do", "message", "fence option") if hinted else (
-        "code", "title", "where", "message")
+    header = (
+        ("code", "title", "where", "what to do", "message", "fence option")
+        if hinted
+        else ("code", "title", "where", "message")
+    )
     return out + _table(header, rows)
 
 

@@ -121,9 +121,7 @@ def to_sarif(result: Result) -> dict[str, Any]:
     run = {
         "tool": {"driver": driver},
         "invocations": [_invocation(result)],
-        "results": [
-            _result(v, index[v.code], fp, result) for v, fp in zip(result.violations, prints, strict=True)
-        ],
+        "results": [_result(v, index[v.code], fp, result) for v, fp in zip(result.violations, prints, strict=True)],
         "properties": {"scoreDiff": facts},
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}

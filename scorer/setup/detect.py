@@ -11,10 +11,14 @@ from typing import Any
 from ..checks.sensitive import classify
 
 TEST_DIR_NAMES = frozenset({"tests", "test", "__tests__", "spec", "testing"})
-NOT_SOURCE = frozenset({"docs", "doc", "examples", "benchmarks", "scripts", "build", "dist", "node_modules",
-                        "vendor", "target"})
-NO_TEST_FOUND = ("sh", "-c", "echo 'score-diff init found no test command: set required_test in the manifest' "
-                 ">&2; exit 1")  # fails closed: a starter must never PASS on a test nobody chose
+NOT_SOURCE = frozenset(
+    {"docs", "doc", "examples", "benchmarks", "scripts", "build", "dist", "node_modules", "vendor", "target"}
+)
+NO_TEST_FOUND = (
+    "sh",
+    "-c",
+    "echo 'score-diff init found no test command: set required_test in the manifest' >&2; exit 1",
+)  # fails closed: a starter must never PASS on a test nobody chose
 Reader = Callable[[str], bytes | None]  # a file's bytes by repo-relative path, None when absent
 
 
@@ -36,8 +40,14 @@ def _python_tests(files: Sequence[str], read: Reader, python: str) -> tuple[str,
     pyproject = (read("pyproject.toml") or b"").decode("utf-8", "replace")
     setup_cfg = (read("setup.cfg") or b"").decode("utf-8", "replace")
     tox = (read("tox.ini") or b"").decode("utf-8", "replace")
-    configured = ("pytest.ini" in files or "conftest.py" in names or "[tool.pytest" in pyproject
-                  or "[tool:pytest]" in setup_cfg or "[pytest]" in tox or "pytest" in pyproject)
+    configured = (
+        "pytest.ini" in files
+        or "conftest.py" in names
+        or "[tool.pytest" in pyproject
+        or "[tool:pytest]" in setup_cfg
+        or "[pytest]" in tox
+        or "pytest" in pyproject
+    )
     if configured:
         return (python, "-m", "pytest", "-q")
     test_files = [f for f in files if f.endswith(".py") and posixpath.basename(f).startswith("test")]
@@ -60,9 +70,12 @@ def _npm_test(read: Reader) -> tuple[str, ...] | None:
 
 def test_commands(files: Sequence[str], read: Reader, python: str = "python3") -> list[tuple[str, ...]]:
     """Every test command the repository shows, the first being the one the starter uses."""
-    found = [_python_tests(files, read, python), _npm_test(read),
-             ("go", "test", "./...") if "go.mod" in files else None,
-             ("cargo", "test") if "Cargo.toml" in files else None]
+    found = [
+        _python_tests(files, read, python),
+        _npm_test(read),
+        ("go", "test", "./...") if "go.mod" in files else None,
+        ("cargo", "test") if "Cargo.toml" in files else None,
+    ]
     return [c for c in found if c is not None]
 
 
@@ -97,7 +110,7 @@ def starter_manifest(
     manifest = {
         "job_id": job_id,
         "description": "Starter fence written by score-diff init: narrow allowed_paths to the files this job "
-                       "may change, and check required_test, before an agent starts.",
+        "may change, and check required_test, before an agent starts.",
         "allowed_paths": [*source_globs(files, tests, forbidden), *(f"{t}/**" for t in tests)],
         "forbidden_globs": forbidden,
         "required_test": list(commands[0] if commands else NO_TEST_FOUND),

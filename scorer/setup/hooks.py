@@ -29,7 +29,7 @@ def git_hook_scripts(python: str, branches: Sequence[str]) -> dict[str, str]:
     run = shlex.join([python, "-m", "scorer"])
     only = shlex.join(branch_args(branches))
     return {
-        "pre-commit": f'#!/bin/sh\n{MARK}\nexec {run} {only} --defer-justifications --gate hook\n',
+        "pre-commit": f"#!/bin/sh\n{MARK}\nexec {run} {only} --defer-justifications --gate hook\n",
         "commit-msg": f'#!/bin/sh\n{MARK}\nexec {run} commit-msg {only} --gate hook "$1"\n',
     }
 
@@ -88,10 +88,16 @@ def write_file(path: Path, text: str, force: bool, executable: bool = False) -> 
 
 
 def install_git_hooks(hooks_dir: Path, python: str, branches: Sequence[str], force: bool) -> list[Written]:
-    return [write_file(hooks_dir / name, text, force, executable=True)
-            for name, text in git_hook_scripts(python, branches).items()]
+    return [
+        write_file(hooks_dir / name, text, force, executable=True)
+        for name, text in git_hook_scripts(python, branches).items()
+    ]
 
 
 def describe(w: Written, shown: str) -> str:
-    return {"written": f"wrote {shown}", "replaced": f"replaced {shown} (--force)", "unchanged": f"{shown} is "
-            "already up to date", "kept": f"kept {shown}: it exists and differs (pass --force to overwrite)"}[w.state]
+    return {
+        "written": f"wrote {shown}",
+        "replaced": f"replaced {shown} (--force)",
+        "unchanged": f"{shown} is already up to date",
+        "kept": f"kept {shown}: it exists and differs (pass --force to overwrite)",
+    }[w.state]

@@ -53,9 +53,11 @@ def run_test(
     if code is None:
         return TestOutcome(TEST_TIMEOUT, tuple(argv), None, clock() - start, text, f"killed after {timeout_s:g}s")
     if held:
-        why = (f"exited {code}, but a process it started outlived it and still holds its output (it left the "
-               "test's process group, so score-diff cannot stop it, nor see what it changes later); "
-               "stop background processes before the test ends")
+        why = (
+            f"exited {code}, but a process it started outlived it and still holds its output (it left the "
+            "test's process group, so score-diff cannot stop it, nor see what it changes later); "
+            "stop background processes before the test ends"
+        )
         return TestOutcome(TEST_FAILED, tuple(argv), code, clock() - start, text, why)
     return TestOutcome(TEST_PASSED if code == 0 else TEST_FAILED, tuple(argv), code, clock() - start, text)
 

@@ -15,8 +15,23 @@ from collections.abc import Mapping, Sequence
 # Variables the required test inherits; anything else (PYTHONPATH, LD_PRELOAD, GIT_*,
 # tool-specific switches an agent could export) must be named in the manifest's test_env.
 BASE_ENV = (
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM",
-    "TMPDIR", "TMP", "TEMP", "CI", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "CI",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+    "WINDIR",
 )
 # Set for every run unless the manifest names the variable in test_env (then the
 # caller's value, or none, passes instead).
@@ -65,5 +80,6 @@ def program_inside(argv0: str, env: Mapping[str, str], root: str) -> str | None:
     real_root, where = os.path.realpath(root), os.path.abspath(found)
     if os.path.commonpath([real_root, os.path.realpath(os.path.dirname(where))]) != real_root:
         return None
-    return os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where)),
-                           real_root).replace(os.sep, "/")
+    return os.path.relpath(
+        os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where)), real_root
+    ).replace(os.sep, "/")

@@ -74,8 +74,13 @@ def plan(argv: Sequence[str], test_report: str | None, root: str, scratch: str) 
         return Plan(argv, {}, os.path.join(root, test_report), "test_report")
     found = runner(argv)
     if found is None:
-        return Plan(argv, {}, None, f"score-diff does not recognise {os.path.basename(argv[0])!r} as a test "
-                    "runner and the manifest names no test_report")
+        return Plan(
+            argv,
+            {},
+            None,
+            f"score-diff does not recognise {os.path.basename(argv[0])!r} as a test "
+            "runner and the manifest names no test_report",
+        )
     kind, at = found
     if kind == "pytest":
         own = _users_junit(argv[at:])
@@ -105,11 +110,19 @@ def collect(planned: Plan, before: tuple[int, int, int, int] | None, min_tests: 
         return TestEvidence("exit-status", None, problem="", note=planned.source)
     report = planned.report
     if not os.path.lexists(report):
-        return TestEvidence("junit-xml", report, problem="empty",
-                            note=f"it wrote no test report ({report}): no evidence that any test ran")
+        return TestEvidence(
+            "junit-xml",
+            report,
+            problem="empty",
+            note=f"it wrote no test report ({report}): no evidence that any test ran",
+        )
     if before is not None and identity(report) == before:
-        return TestEvidence("junit-xml", report, problem="empty",
-                            note=f"the test report {report} is the one from before this run, not rewritten")
+        return TestEvidence(
+            "junit-xml",
+            report,
+            problem="empty",
+            note=f"the test report {report} is the one from before this run, not rewritten",
+        )
     try:
         if os.path.islink(report):
             raise junit.ReportError("it is a symlink")
@@ -117,13 +130,18 @@ def collect(planned: Plan, before: tuple[int, int, int, int] | None, min_tests: 
             counts = junit.parse(fh.read(junit.MAX_BYTES + 1))
     except (OSError, junit.ReportError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return TestEvidence("junit-xml", report, problem="empty", note=f"the test report {report} cannot be read "
-                            f"as JUnit XML: {why}")
+        return TestEvidence(
+            "junit-xml", report, problem="empty", note=f"the test report {report} cannot be read as JUnit XML: {why}"
+        )
     found = TestEvidence("junit-xml", report, *counts)
     if counts.failures or counts.errors:
-        return found._replace(problem="failed", note=f"its report shows {counts.failures} failure(s) and "
-                              f"{counts.errors} error(s)")
+        return found._replace(
+            problem="failed", note=f"its report shows {counts.failures} failure(s) and {counts.errors} error(s)"
+        )
     if counts.tests < min_tests:
-        return found._replace(problem="empty", note=f"its report shows {counts.tests} executed test(s) "
-                              f"({counts.skipped} skipped); at least {min_tests} must run (min_tests)")
+        return found._replace(
+            problem="empty",
+            note=f"its report shows {counts.tests} executed test(s) "
+            f"({counts.skipped} skipped); at least {min_tests} must run (min_tests)",
+        )
     return found

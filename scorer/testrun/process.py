@@ -54,13 +54,21 @@ class Output:
 def start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     """The process in a session of its own (POSIX), so its whole group can be killed at the end."""
     return subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         start_new_session=os.name == "posix",
     )
 
 
 def wait(
-    proc: subprocess.Popen[bytes], start_s: float, timeout_s: float, clock: Callable[[], float],
+    proc: subprocess.Popen[bytes],
+    start_s: float,
+    timeout_s: float,
+    clock: Callable[[], float],
     progress: Callable[[float], None] | None,
 ) -> int | None:
     """The exit status, or None if the deadline came first; `progress` ticks each second."""

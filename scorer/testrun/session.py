@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 
 def run_required(
-    repo: Repository, manifest: Manifest, environ: Mapping[str, str], watch_tree: bool,
+    repo: Repository,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    watch_tree: bool,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
     """Run `required_test` in the repository root; with `watch_tree`, record what it changed there."""
@@ -33,7 +36,10 @@ def run_required(
 
 
 def run_in_checkout(
-    repo: Repository, manifest: Manifest, environ: Mapping[str, str], commit: str,
+    repo: Repository,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    commit: str,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
     """Run `required_test` in a temporary checkout of `commit` (a server's bare repository has no
@@ -45,12 +51,18 @@ def run_in_checkout(
         os.mkdir(reports)
         repo.check_out_into(commit, tree, os.path.join(scratch, "index"))
         test = _run(repo, tree, reports, manifest, environ, False, progress)
-    return _note(test, "the required test ran in a temporary checkout of the pushed commit on the git server "
-                       "(--run-test)")
+    return _note(
+        test, "the required test ran in a temporary checkout of the pushed commit on the git server (--run-test)"
+    )
 
 
 def _run(
-    repo: Repository, root: str, scratch: str, manifest: Manifest, environ: Mapping[str, str], watch_tree: bool,
+    repo: Repository,
+    root: str,
+    scratch: str,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    watch_tree: bool,
     progress: Callable[[float], None] | None,
 ) -> TestOutcome:
     from ..inspection import snapshot
@@ -67,17 +79,23 @@ def _run(
         if test.status == TEST_PASSED and found.problem:
             test = test._replace(status=TEST_FAILED, reason=f"exited 0, but {found.note}")
         if found.kind == "exit-status":
-            test = _note(test, f"the required test's verdict rests on its exit status alone: {found.note} "
-                               "(docs/required-test.md#evidence-that-tests-ran)")
+            test = _note(
+                test,
+                f"the required test's verdict rests on its exit status alone: {found.note} "
+                "(docs/required-test.md#evidence-that-tests-ran)",
+            )
     if before is not None:
         exempt = frozenset(p for p in [_inside(planned.report, root)] if p is not None)
         effects = snapshot.differences(before, snapshot.take(repo), exempt)
         test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
     inside = program_inside(argv[0], env, root)
     if inside is not None:
-        test = _note(test, f"the required test's program {inside} is inside the repository, found through PATH: "
-                           "if git does not track it, the job can rewrite it unseen (CI, on a clean checkout, "
-                           "is the backstop)")
+        test = _note(
+            test,
+            f"the required test's program {inside} is inside the repository, found through PATH: "
+            "if git does not track it, the job can rewrite it unseen (CI, on a clean checkout, "
+            "is the backstop)",
+        )
     return test
 
 
@@ -90,8 +108,9 @@ def _scratch(root: str) -> str:
     scratch = tempfile.mkdtemp(prefix="score-diff-test-")
     if _inside(scratch, root) is not None:
         shutil.rmtree(scratch, ignore_errors=True)
-        raise ScoreDiffError(f"the temporary directory {scratch} is inside the repository (TMPDIR points there); "
-                             "point TMPDIR outside it")
+        raise ScoreDiffError(
+            f"the temporary directory {scratch} is inside the repository (TMPDIR points there); point TMPDIR outside it"
+        )
     return scratch
 
 

@@ -53,9 +53,11 @@ class _Recorder(unittest.TextTestResult):
 
 def _write(cases):  # type: ignore[no-untyped-def]
     count = {kind: sum(1 for _, outcome in cases if outcome == kind) for kind in ("failure", "error", "skipped")}
-    rows = ['<?xml version="1.0" encoding="utf-8"?>',
-            f'<testsuite name="unittest" tests="{len(cases)}" failures="{count["failure"]}" '
-            f'errors="{count["error"]}" skipped="{count["skipped"]}">']
+    rows = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        f'<testsuite name="unittest" tests="{len(cases)}" failures="{count["failure"]}" '
+        f'errors="{count["error"]}" skipped="{count["skipped"]}">',
+    ]
     for name, outcome in cases:
         where, _, test = name.rpartition(".")
         body = f"<{outcome}/>" if outcome else ""
