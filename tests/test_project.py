@@ -25,13 +25,13 @@ MANIFEST_DOC = (ROOT / "docs/manifest.md").read_text(encoding="utf-8")
 
 
 def test_example_manifest_validates_against_the_schema():
-    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(json.loads((ROOT / "job_manifest.example.json").read_text()))
     assert load_manifest(ROOT / "job_manifest.example.json").job_id == "fix-discount-2026-09-17"
 
 
 def test_example_manifest_shows_every_field():
-    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
     example = json.loads((ROOT / "job_manifest.example.json").read_text())
     assert set(schema["properties"]) == set(example)
 
@@ -56,7 +56,7 @@ def test_every_hook_id_is_documented():
 
 
 def test_every_manifest_key_is_documented():
-    schema = json.loads((ROOT / "scorer/schemas/job_manifest.schema.json").read_text())
+    schema = json.loads((ROOT / "schemas/job_manifest.schema.json").read_text())
     for key in schema["properties"]:
         if key != "$schema":
             assert f"| `{key}` |" in MANIFEST_DOC, key
@@ -82,7 +82,7 @@ def test_schemas_are_package_data_and_the_example_points_at_them():
     for name in ("job_manifest.schema.json", "report.schema.json"):
         assert json.loads(schema_text(name))["$schema"].startswith("https://json-schema.org/")
     example = json.loads((ROOT / "job_manifest.example.json").read_text(encoding="utf-8"))
-    assert (ROOT / example["$schema"]).resolve() == (ROOT / "scorer/schemas/job_manifest.schema.json").resolve()
+    assert (ROOT / example["$schema"]).resolve() == (ROOT / "schemas/job_manifest.schema.json").resolve()
 
 
 @pytest.mark.slow
@@ -98,6 +98,7 @@ def test_installed_wheel_finds_its_schemas_and_scores(tmp_path, committed: GitRe
     names = zipfile.ZipFile(wheel).namelist()
     assert "scorer/schemas/job_manifest.schema.json" in names
     assert "scorer/schemas/report.schema.json" in names
+    assert not any(name.startswith("schemas/") for name in names)
     site = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],

@@ -1,4 +1,4 @@
-"""Load and validate a job manifest: JSON, checked against scorer/schemas/job_manifest.schema.json."""
+"""Load and validate a job manifest: JSON, checked against schemas/job_manifest.schema.json."""
 
 from __future__ import annotations
 
@@ -55,8 +55,15 @@ class Manifest(NamedTuple):
 
 
 def schema_text(name: str) -> str:
-    """A shipped JSON Schema, read as package data (the same in a wheel and a source checkout)."""
-    return (resources.files("scorer") / "schemas" / name).read_text(encoding="utf-8")
+    """A shipped JSON Schema: package data in a wheel, the top-level schemas/ in a source checkout.
+
+    The schemas live once, in schemas/ at the repository root, where editors and other tools
+    can point at them; the wheel packs them as scorer/schemas/ (pyproject.toml, force-include).
+    """
+    packaged = resources.files("scorer") / "schemas" / name
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parents[2] / "schemas" / name).read_text(encoding="utf-8")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

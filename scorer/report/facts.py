@@ -74,7 +74,7 @@ def test_dict(t: TestOutcome) -> dict[str, Any]:
 
 
 def to_dict(result: Result) -> dict[str, Any]:
-    """The JSON report (scorer/schemas/report.schema.json); every other format carries these facts."""
+    """The JSON report (schemas/report.schema.json); every other format carries these facts."""
     return {
         "score_diff_version": result.version,
         "result": result.verdict,

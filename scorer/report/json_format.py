@@ -1,4 +1,4 @@
-"""The JSON report (scorer/schemas/report.schema.json)."""
+"""The JSON report (schemas/report.schema.json)."""
 
 from __future__ import annotations
 
