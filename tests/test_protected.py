@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 from conftest import GitRepo
 
-BASE = """import pytest
+BASE = """import contextlib
+import sys
+
+import pytest
 
 from app import make_cart, total
+
+EMPTY_TOTAL = 0
 
 
 def _make_cart():
@@ -17,6 +22,21 @@ def _make_cart():
 def test_total():
     assert total([1, 2]) == 3
     assert total([]) == 0
+
+
+@pytest.mark.parametrize("xs, expected", [([1, 2], 3), ([5], 5)])
+def test_total_cases(xs, expected):
+    assert total(xs) == expected
+
+
+def test_total_of_nothing():
+    assert total(()) == EMPTY_TOTAL
+
+
+def test_total_on_posix():
+    if sys.platform == "win32":
+        return
+    assert total([2, 2]) == 4
 
 
 class TestCart:
@@ -56,6 +76,39 @@ FIRES = {
         "    assert total([1, 2]) == 3", "    def later():\n        assert total([1, 2]) == 3"
     ),
     "does-not-parse": BASE.replace("def test_total():", "def test_total(:"),
+    # What an assertion checks, not how it is written (issue 17, item 5)
+    "parametrize-expected-changed": BASE.replace("([1, 2], 3), ([5], 5)", "([1, 2], 4), ([5], 5)"),
+    "parametrize-case-dropped": BASE.replace("[([1, 2], 3), ([5], 5)]", "[([5], 5)]"),
+    "module-constant-changed": BASE.replace("EMPTY_TOTAL = 0", "EMPTY_TOTAL = 1"),
+    "assertion-error-swallowed": BASE.replace(
+        "    assert total([1, 2]) == 3\n",
+        "    try:\n        assert total([1, 2]) == 3\n    except AssertionError:\n        pass\n",
+    ),
+    "exception-swallowed": BASE.replace(
+        "        self.assertEqual(len(_make_cart()), 0)\n",
+        "        try:\n            self.assertEqual(len(_make_cart()), 0)\n        except Exception:\n            pass\n",
+    ),
+    "assertion-error-suppressed": BASE.replace(
+        "    assert total([1, 2]) == 3\n",
+        "    with contextlib.suppress(AssertionError):\n        assert total([1, 2]) == 3\n",
+    ),
+    "return-on-some-inputs": BASE.replace(
+        "def test_total_cases(xs, expected):\n",
+        "def test_total_cases(xs, expected):\n    if xs == [1, 2]:\n        return\n",
+    ),
+    "assertion-under-a-new-condition": BASE.replace(
+        "    assert total(xs) == expected\n", "    if len(xs) > 1:\n        assert total(xs) == expected\n"
+    ),
+    "skip-raised-on-some-inputs": BASE.replace(
+        "def test_total_cases(xs, expected):\n",
+        "def test_total_cases(xs, expected):\n    if xs == [1, 2]:\n        raise unittest.SkipTest('later')\n",
+    ),
+    "guard-widened": BASE.replace('if sys.platform == "win32":', 'if sys.platform == "win32" or True:'),
+    "continue-on-some-inputs": BASE.replace(
+        "    assert total([1, 2]) == 3\n    assert total([]) == 0\n",
+        "    for xs, want in [([1, 2], 3), ([], 0)]:\n        if xs:\n            continue\n"
+        "        assert total(xs) == want\n",
+    ),
 }
 QUIET = {
     "new-test": BASE + NEW_TEST,
@@ -72,6 +125,42 @@ QUIET = {
         "    assert total([]) == 0\n    assert total([1, 2]) == 3",
     ),
     "non-test-code-changed": BASE.replace("    return make_cart()", "    cart = make_cart()\n    return cart"),
+    # How an assertion is written changes nothing it checks (issue 17, item 5)
+    "message-added": BASE.replace("assert total([1, 2]) == 3", 'assert total([1, 2]) == 3, "two items"'),
+    "unittest-message-added": BASE.replace(
+        "self.assertEqual(len(_make_cart()), 0)", 'self.assertEqual(len(_make_cart()), 0, "a new cart is empty")'
+    ),
+    "unittest-msg-keyword": BASE.replace(
+        "self.assertEqual(len(_make_cart()), 0)", 'self.assertEqual(len(_make_cart()), 0, msg="empty")'
+    ),
+    "bound-to-a-local": BASE.replace(
+        "    assert total([1, 2]) == 3\n", "    result = total([1, 2])\n    assert result == 3\n"
+    ),
+    "local-inlined-and-renamed": BASE.replace(
+        "    assert total(xs) == expected\n", "    got = total(xs)\n    assert got == expected\n"
+    )
+    .replace("xs, expected", "items, want")
+    .replace("(xs)", "(items)")
+    .replace("== expected", "== want"),
+    "parametrize-case-added": BASE.replace("[([1, 2], 3), ([5], 5)]", "[([1, 2], 3), ([5], 5), ([2, 3], 5)]"),
+    "parametrize-reformatted": BASE.replace(
+        "[([1, 2], 3), ([5], 5)]", "[\n        ([1, 2], 3),\n        ([5], 5),\n    ]"
+    ),
+    "module-constant-renamed": BASE.replace("EMPTY_TOTAL", "NOTHING"),
+    "module-constant-inlined": BASE.replace("== EMPTY_TOTAL", "== 0"),
+    "try-finally-around-assertion": BASE.replace(
+        "    assert total([1, 2]) == 3\n",
+        "    try:\n        assert total([1, 2]) == 3\n    finally:\n        print('done')\n",
+    ),
+    "other-exception-caught": BASE.replace(
+        "    assert total([1, 2]) == 3\n",
+        "    try:\n        assert total([1, 2]) == 3\n    except KeyError:\n        pass\n",
+    ),
+    "handler-re-raises": BASE.replace(
+        "    assert total([1, 2]) == 3\n",
+        "    try:\n        assert total([1, 2]) == 3\n    except AssertionError:\n        print('x')\n        raise\n",
+    ),
+    "guard-kept": BASE.replace("    assert total([2, 2]) == 4", "    # only on POSIX\n    assert total([2, 2]) == 4"),
 }
 
 
