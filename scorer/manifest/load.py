@@ -1,4 +1,5 @@
-"""Load and validate a job manifest: JSON, checked against schemas/job_manifest.schema.json."""
+"""Load and validate a job manifest: JSON, checked against schemas/job_manifest.schema.json
+(by scorer/manifest/schema.py, which gives jsonschema's answers in a millisecond)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import difflib
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ManifestError
 from . import globs
+from .schema import SchemaError, Validator
 
 SCHEMA_NAME = "job_manifest.schema.json"
 DEFAULT_TEST_TIMEOUT_S = 600.0
@@ -81,9 +84,10 @@ def _no_constants(name: str) -> Any:
     raise ManifestError(f"{name} is not valid JSON")
 
 
-def _schema_message(error: Any, known: list[str]) -> str:
-    where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-    if error.validator == "additionalProperties":
+def schema_message(error: SchemaError, known: list[str]) -> str:
+    """One schema error as the user reads it: the key's path, and for an unknown key the closest known one."""
+    where = "/".join(str(p) for p in error.path) or "(top level)"
+    if error.keyword == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         hints = []
         for key in extra:
@@ -93,15 +97,17 @@ def _schema_message(error: Any, known: list[str]) -> str:
     return f"{where}: {error.message}"
 
 
-def _validate_schema(data: Any) -> None:
-    import jsonschema  # imported here so paths that never validate stay fast
+def schema_problems(errors: Iterable[SchemaError], known: list[str]) -> str | None:
+    """The first five errors, in path order (as jsonschema's errors were sorted), or None."""
+    ordered = sorted(errors, key=lambda e: list(e.path))
+    return "; ".join(schema_message(e, known) for e in ordered[:5]) or None
 
-    schema = json.loads(schema_text(SCHEMA_NAME))
-    validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        known = list(schema["properties"])
-        raise ManifestError("; ".join(_schema_message(e, known) for e in errors[:5]))
+
+def _validate_schema(data: Any) -> None:
+    validator = Validator(json.loads(schema_text(SCHEMA_NAME)))
+    problems = schema_problems(validator.errors(data), list(validator.schema["properties"]))
+    if problems:
+        raise ManifestError(problems)
 
 
 def _clean_paths(data: dict[str, Any]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
