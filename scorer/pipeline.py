@@ -35,6 +35,7 @@ from .model import (
 if TYPE_CHECKING:
     from .checks.job import Job
     from .manifest.load import Manifest
+    from .testrun.checkout import Fence
 
 # The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
 # inside the functions below, after git has been started: their ~100 ms of imports
@@ -136,11 +137,12 @@ def cap_per_code(violations: list[Violation]) -> list[Violation]:
 def _test_outcome(
     repo: Repository,
     opts: Options,
-    manifest: Manifest,
+    job: Job,
     ins: Inspection,
     violations: list[Violation],
     environ: Mapping[str, str],
 ) -> TestOutcome:
+    manifest = job.manifest
     argv = manifest.required_test
     if violations and not manifest.always_run_test:
         return TestOutcome(TEST_NOT_RUN, argv, reason="not run: cheaper checks already failed")
@@ -149,7 +151,7 @@ def _test_outcome(
     if ins.repo_root is None and opts.receiving and opts.server_test and ins.head is not None:
         from .testrun.session import run_in_checkout
 
-        return run_in_checkout(repo, manifest, environ, ins.head, progress=opts.progress)
+        return run_in_checkout(repo, manifest, environ, ins, _fence(ins, job), progress=opts.progress)
     if ins.repo_root is None and opts.receiving:
         return TestOutcome(
             TEST_SKIPPED,
@@ -164,18 +166,24 @@ def _test_outcome(
             reason="a bare repository has no working tree to run the test "
             "in; score a checkout of --head, or pass --skip-test",
         )
-    if ins.mode == "range" and repo.head() != ins.head:
-        return TestOutcome(
-            TEST_FAILED,
-            argv,
-            reason="the working tree is not at --head; check out the head "
-            "commit to run the test there, or pass --skip-test",
-        )
-    # Range mode scores commits, which nothing the test does can change; in worktree mode the
-    # commit is still to be made, from the index the test could rewrite.
+    # The test runs in temporary checkouts of what was scored (the head commit in --base mode,
+    # whatever the working tree holds); in worktree mode the commit is still to be made, from
+    # the index the test could rewrite, so the repository's own tree is watched.
     from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
 
-    return run_required(repo, manifest, environ, watch_tree=ins.mode == "worktree", progress=opts.progress)
+    fence = _fence(ins, job)
+    return run_required(repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress)
+
+
+def _fence(ins: Inspection, job: Job) -> Fence:
+    """What the spec pass takes from the base (the same base test-weakened compares with)."""
+    from .checks.protected import protected_matcher
+    from .manifest.globs import PathMatcher
+    from .testrun.checkout import Fence
+
+    base = ins.base if ins.mode == "range" else ins.head
+    granted = PathMatcher(job.manifest.allowed_test_config)
+    return Fence(base, protected_matcher(job), granted)
 
 
 class Scored(NamedTuple):
@@ -331,7 +339,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     edited = any(v.code == "manifest-changed" for v in violations)
     shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
-    test = _test_outcome(repo, opts, manifest, ins, [] if shadow else violations, environ)
+    test = _test_outcome(repo, opts, job, ins, [] if shadow else violations, environ)
     violations = _with_hints(repo, ins, manifest, rel, violations + check_test(test))
     failed = bool(violations) and not shadow
     return redacted(

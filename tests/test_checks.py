@@ -602,12 +602,15 @@ def test_test_that_cannot_start_fails(ready: GitRepo) -> None:
     assert out.exit_code == 1 and out.codes == {"test-failed"}
 
 
-def test_test_runs_in_the_repo_root_with_stdin_closed(ready: GitRepo, monkeypatch) -> None:
+def test_test_runs_in_a_checkout_of_the_scored_tree_with_stdin_closed(ready: GitRepo, monkeypatch) -> None:
+    """Outside the repository, at the root of a temporary checkout of what was scored."""
     (ready.root / "allowed/deeper").mkdir()
     monkeypatch.chdir(ready.root / "allowed/deeper")
     root = os.path.realpath(ready.root)
     script = (
-        f"import os, sys\nassert os.path.realpath(os.getcwd()) == {root!r}, os.getcwd()\nassert sys.stdin.read() == ''"
+        f"import os, sys\nassert not os.path.realpath(os.getcwd()).startswith({root!r}), os.getcwd()\n"
+        "assert open('allowed/a.py').read() == 'fixed\\n'\nassert open('README.txt').read() == 'hello\\n'\n"
+        "assert sys.stdin.read() == ''"
     )
     ready.manifest(required_test=py(script))
     out = ready.score(skip_test=False, repo_arg=".")
@@ -643,19 +646,18 @@ def test_required_test_environment(
         assert out.codes == {"test-failed"}
 
 
-def test_range_mode_runs_the_test_only_at_head(committed: GitRepo) -> None:
+def test_range_mode_runs_the_test_on_a_checkout_of_head(committed: GitRepo) -> None:
+    """The checkout is of --head, wherever the working tree is."""
     committed.git("checkout", "-q", "-b", "agent-x")
     committed.write("allowed/a.py", "v1\n")
     first = committed.commit("v1")
     committed.write("allowed/a.py", "v2\n")
     committed.commit("v2")
+    committed.manifest(required_test=py("import sys; sys.exit(open('allowed/a.py').read() != 'v1\\n')"))
     out = committed.score("--base", "main", skip_test=False)
-    assert passed(out, "RESULT: PASS"), out.text
+    assert out.codes == {"test-failed"}, out.text  # HEAD holds v2
     out = committed.score("--base", "main", "--head", first, skip_test=False)
-    assert out.codes == {"test-failed"}
-    assert "not at --head" in out.report["violations"][0]["message"]
-    out = committed.score("--base", "main", "--head", first)
-    assert passed(out)
+    assert passed(out, "RESULT: PASS"), out.text
 
 
 # --- could not score -----------------------------------------------------------------------------

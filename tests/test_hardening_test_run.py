@@ -270,12 +270,25 @@ def git_in_test(*args: str) -> str:
     ],
 )
 def test_the_test_may_not_change_what_was_scored(ready: GitRepo, script: str, paths: set) -> None:
-    ready.manifest(required_test=py(script))
+    # The test runs in a temporary checkout; job code that knows where the repository is goes there.
+    ready.manifest(required_test=py(f"import os; os.chdir({str(ready.root)!r})\n" + script))
     out = ready.score(skip_test=False)
     assert failed_with(out, "test-side-effect"), out.text
     assert out.codes == {"test-side-effect"}
     assert out.paths("test-side-effect") == paths
     assert out.report["test"]["status"] == "passed"  # the test itself exited 0
+
+
+def test_what_the_test_writes_in_its_checkout_never_reaches_the_scored_tree(ready: GitRepo) -> None:
+    """The same writes, relative to where the test runs: they land in the temporary checkout."""
+    script = (
+        "open('allowed/a.py', 'w').write('eval(payload)\\n')\nopen('other/left.txt', 'w').write('x')\n"
+        "import os; os.remove('README.txt')\n"
+    )
+    ready.manifest(required_test=py(script))
+    out = ready.score(skip_test=False)
+    assert passed(out), out.text
+    assert (ready.root / "allowed/a.py").read_text() == "fixed\n" and (ready.root / "README.txt").exists()
 
 
 def test_writes_outside_the_repository_and_to_ignored_paths_are_not_side_effects(ready: GitRepo) -> None:
@@ -304,7 +317,7 @@ def test_range_mode_does_not_watch_the_checkout(committed: GitRepo) -> None:
 
 
 def test_side_effects_are_reported_in_shadow_mode_too(ready: GitRepo) -> None:
-    ready.manifest(required_test=py("open('other/b.py', 'a').write('more\\n')\n"))
+    ready.manifest(required_test=py(f"open({str(ready.root / 'other/b.py')!r}, 'a').write('more\\n')\n"))
     out = ready.score("--shadow", skip_test=False)
     assert out.exit_code == 0 and out.codes == {"test-side-effect"}
     assert out.last_line == "RESULT: PASS (shadow: 1 would-fail)"
@@ -392,15 +405,18 @@ def test_users_own_junitxml_still_works(ready: GitRepo) -> None:
     ready.manifest(required_test=[*PYTEST, "--junitxml=reports/junit.xml"], allowed_paths=["allowed/**"])
     out = ready.score(skip_test=False)
     assert passed(out), out.text
-    assert out.report["test"]["evidence"]["report"] == str(ready.root / "reports/junit.xml")
-    assert (ready.root / "reports/junit.xml").exists()
+    # relative to where it ran: the temporary checkout, removed afterwards
+    report = out.report["test"]["evidence"]["report"]
+    assert report.endswith("/tree/reports/junit.xml") and not report.startswith(str(ready.root))
 
 
 def test_a_stale_report_at_the_users_path_is_not_evidence(ready: GitRepo) -> None:
     ready.write(".gitignore", "reports/\n")
     ready.commit("ignore reports")
     suite(ready, PASSING)
-    ready.manifest(required_test=[*PYTEST, "--junitxml", "reports/junit.xml"], allowed_paths=["allowed/**"])
+    # at the repository's own (ignored) path: the checkout is fresh, this file is not
+    junit = str(ready.root / "reports/junit.xml")
+    ready.manifest(required_test=[*PYTEST, "--junitxml", junit], allowed_paths=["allowed/**"])
     assert passed(ready.score(skip_test=False))
     suite(ready, EXIT_EARLY + PASSING)  # the earlier run's report is still there, and passes
     out = ready.score(skip_test=False)
@@ -409,7 +425,9 @@ def test_a_stale_report_at_the_users_path_is_not_evidence(ready: GitRepo) -> Non
 
 
 def _writer(report: str, xml: str) -> list[str]:
-    return py(f"open({report!r}, 'w').write({xml!r})")
+    return py(
+        f"import os\nos.makedirs(os.path.dirname({report!r}) or '.', exist_ok=True)\nopen({report!r}, 'w').write({xml!r})"
+    )
 
 
 GOOD_XML = '<testsuite tests="1"><testcase classname="c" name="t"/></testsuite>'
@@ -436,7 +454,7 @@ def test_report_the_manifest_names(ready: GitRepo, xml: str | None, code: str | 
     ready.commit("ignore out")
     ready.write("allowed/a.py", "fixed again\n")
     (ready.root / "out").mkdir()
-    argv = _writer(str(ready.root / "out/results.xml"), xml) if xml is not None else py("pass")
+    argv = _writer("out/results.xml", xml) if xml is not None else py("pass")
     ready.manifest(required_test=argv, test_report="out/results.xml")
     out = ready.score(skip_test=False)
     if code is None:

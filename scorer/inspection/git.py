@@ -345,6 +345,43 @@ class Repository:
         self.finish(self.start("read-tree", f"{commit}^{{tree}}", env=env))
         self.finish(self.start("checkout-index", "--all", "--force", env=env))
 
+    def tree_of_worktree(self, head: str | None, paths: Sequence[str], index_file: str) -> str:
+        """The tree id of HEAD with each of `paths` as the working tree holds it now (absent: removed),
+        built in the scratch index `index_file`, as `git add` would store it: the repository's own
+        index is not touched. The blobs are written to the object store (`git add` writes the same)."""
+        self.run("read-tree", *([f"{head}^{{tree}}"] if head else ["--empty"]), index=index_file)
+        if paths:
+            stdin = b"".join(os.fsencode(p) + b"\0" for p in paths)
+            self.run("update-index", "--add", "--remove", "--replace", "-z", "--stdin", stdin=stdin, index=index_file)
+        return self.run("write-tree", index=index_file).decode().strip()
+
+    def tree_id(self, rev: str) -> str:
+        """The full id of `rev`'s tree (a commit id or a tree id)."""
+        return self.run("rev-parse", "--verify", "--end-of-options", f"{rev}^{{tree}}").decode().strip()
+
+    def tree_listing(self, tree: str) -> dict[str, tuple[str, str]]:
+        """{path: (mode, object id)} of every file, link and submodule of `tree`, recursively."""
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", tree)
+        found = {}
+        for rec in out.split(b"\0"):
+            meta, tab, name = rec.partition(b"\t")
+            if tab and len(fields := meta.decode("ascii", "replace").split()) == 3:
+                found[os.fsdecode(name)] = (fields[0], fields[2])
+        return found
+
+    def tree_with(self, tree: str, entries: Mapping[str, tuple[str, str] | None], index_file: str) -> str:
+        """The tree id of `tree` with each path of `entries` set to (mode, object id), or removed
+        where None; through the scratch index `index_file`."""
+        self.run("read-tree", f"{tree}^{{tree}}", index=index_file)
+        zero = "0" * len(tree)  # a full object id: its length is the repository's hash's
+        records = b"".join(
+            (f"{e[0]} {e[1]}" if e else f"0 {zero}").encode() + b"\t" + os.fsencode(p) + b"\0"
+            for p, e in entries.items()
+        )
+        if records:
+            self.run("update-index", "-z", "--index-info", stdin=records, index=index_file)
+        return self.run("write-tree", index=index_file).decode().strip()
+
     def hooks_dir(self) -> str:
         """Where git looks for this repository's hooks (core.hooksPath, or hooks/ in the git dir)."""
         return self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip()

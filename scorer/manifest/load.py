@@ -18,7 +18,7 @@ from .schema import SchemaError, Validator
 
 SCHEMA_NAME = "job_manifest.schema.json"
 DEFAULT_TEST_TIMEOUT_S = 600.0
-PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs", "protected_tests")
+PATH_KEYS = ("allowed_paths", "forbidden_globs", "sensitive_globs", "protected_tests", "allowed_test_config")
 
 
 class Manifest(NamedTuple):
@@ -52,6 +52,7 @@ class Manifest(NamedTuple):
     guard_allowed_tools: tuple[str, ...] = ()  # tool names the guard allows although it cannot see what they write
     always_run_test: bool = False  # run the required test even when other checks failed
     protected_tests: tuple[str, ...] = ()  # globs of tests the job may add to but not weaken
+    allowed_test_config: tuple[str, ...] = ()  # globs of pytest configuration files the job may change
     sha256: str = ""
     source: str = ""
     warnings: tuple[str, ...] = ()

@@ -1,5 +1,7 @@
-"""One run of the required test, as the gate needs it: the hardened environment, evidence that
-tests ran, a snapshot of HEAD, index and working tree before and after, and notes for the report."""
+"""One run of the required test, as the gate needs it: in temporary checkouts of the scored content
+(the spec pass with the base's tests, then the job's own versions when they differ), the hardened
+environment, evidence that tests ran, a snapshot of HEAD, index and working tree before and after,
+and notes for the report."""
 
 from __future__ import annotations
 
@@ -11,49 +13,112 @@ from typing import TYPE_CHECKING
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import evidence, run_test
+from . import checkout, evidence, run_test
 from .environment import program_inside, test_environment
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
     from ..manifest.load import Manifest
+    from ..model import Inspection
+
+SPEC = "the base's tests"
+JOB = "the job's own tests"
 
 
 def run_required(
     repo: Repository,
     manifest: Manifest,
     environ: Mapping[str, str],
+    ins: Inspection,
+    fence: checkout.Fence,
     watch_tree: bool,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
-    """Run `required_test` in the repository root; with `watch_tree`, record what it changed there."""
-    root = repo.work_tree
-    scratch = _scratch(root)
+    """Run `required_test` in temporary checkouts of what was scored (docs/required-test.md); with
+    `watch_tree`, record what it changed in the repository's own HEAD, index and working tree."""
+    from ..inspection import snapshot
+
+    scratch = _scratch(repo.root)
     try:
-        return _run(repo, root, scratch, manifest, environ, watch_tree, progress)
+        trees = checkout.plan(repo, ins, fence, scratch)
+        before = snapshot.take(repo) if watch_tree else None
+        test = _spec_then_job(repo, trees, scratch, manifest, environ, progress)
+        if before is not None:
+            effects = snapshot.differences(before, snapshot.take(repo), frozenset())
+            test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    env = test_environment(environ, manifest.test_env)
+    inside = program_inside(manifest.required_test[0], env, repo.root) if repo.root else None
+    if inside is not None:
+        test = _note(
+            test,
+            f"the required test's program {inside} is inside the repository, found through PATH: "
+            "if git does not track it, the job can rewrite it unseen (CI, on a clean checkout, "
+            "is the backstop)",
+        )
+    return test
 
 
 def run_in_checkout(
     repo: Repository,
     manifest: Manifest,
     environ: Mapping[str, str],
-    commit: str,
+    ins: Inspection,
+    fence: checkout.Fence,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
-    """Run `required_test` in a temporary checkout of `commit` (a server's bare repository has no
-    working tree); the checkout is removed afterwards, whatever the test left in it."""
-    with tempfile.TemporaryDirectory(prefix="score-diff-test-") as scratch:
-        tree = os.path.join(scratch, "tree")
-        reports = os.path.join(scratch, "reports")
-        os.mkdir(tree)
-        os.mkdir(reports)
-        repo.check_out_into(commit, tree, os.path.join(scratch, "index"))
-        test = _run(repo, tree, reports, manifest, environ, False, progress)
+    """The same, on a git server (a bare repository has no working tree to watch)."""
+    test = run_required(repo, manifest, environ, ins, fence, False, progress)
     return _note(
         test, "the required test ran in a temporary checkout of the pushed commit on the git server (--run-test)"
     )
+
+
+def _spec_then_job(
+    repo: Repository,
+    trees: checkout.Trees,
+    scratch: str,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    progress: Callable[[float], None] | None,
+) -> TestOutcome:
+    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
+    spec = _pass(repo, trees.spec, os.path.join(scratch, "spec"), manifest, environ, progress)
+    if trees.spec == trees.scored:
+        return spec
+    more = len(trees.from_base) - 5
+    shown = ", ".join(trees.from_base[:5]) + (f" and {more} more" if more > 0 else "")
+    if spec.status != TEST_PASSED:
+        why = spec.reason or f"exited {spec.exit_code}"
+        spec = spec._replace(reason=f"{SPEC} (the base's versions of {shown}): {why}")
+        return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
+    job = _pass(repo, trees.scored, os.path.join(scratch, "job"), manifest, environ, progress)
+    if job.status != TEST_PASSED:
+        job = job._replace(reason=f"{JOB} (the job's versions of {shown}): {job.reason or f'exited {job.exit_code}'}")
+        return job._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes))
+    ran = f" ({job.evidence.tests} executed)" if job.evidence and job.evidence.tests is not None else ""
+    note = f"{SPEC} passed with the base's versions of {shown}, and {JOB} passed with the job's versions{ran}"
+    return _note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
+
+
+def _pass(
+    repo: Repository,
+    tree: str,
+    where: str,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    progress: Callable[[float], None] | None,
+) -> TestOutcome:
+    """One run in a fresh checkout of `tree` under `where`, removed afterwards."""
+    os.mkdir(where)
+    root, reports = os.path.join(where, "tree"), os.path.join(where, "reports")
+    os.mkdir(reports)
+    try:
+        checkout.check_out(repo, tree, root, os.path.join(where, "index"))
+        return _run(repo, root, reports, manifest, environ, progress)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def _run(
@@ -62,15 +127,11 @@ def _run(
     scratch: str,
     manifest: Manifest,
     environ: Mapping[str, str],
-    watch_tree: bool,
     progress: Callable[[float], None] | None,
 ) -> TestOutcome:
-    from ..inspection import snapshot
-
     argv = manifest.required_test
-    planned = evidence.plan(argv, manifest.test_report, root, scratch)
-    env = {**test_environment(environ, manifest.test_env), **planned.env}
-    before = snapshot.take(repo) if watch_tree else None
+    planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
+    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
     existed = evidence.identity(planned.report)
     test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress)._replace(argv=argv)
     if test.status in (TEST_PASSED, TEST_FAILED) and test.exit_code is not None:
@@ -84,29 +145,36 @@ def _run(
                 f"the required test's verdict rests on its exit status alone: {found.note} "
                 "(docs/required-test.md#evidence-that-tests-ran)",
             )
-    if before is not None:
-        exempt = frozenset(p for p in [_inside(planned.report, root)] if p is not None)
-        effects = snapshot.differences(before, snapshot.take(repo), exempt)
-        test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
-    inside = program_inside(argv[0], env, root)
-    if inside is not None:
-        test = _note(
-            test,
-            f"the required test's program {inside} is inside the repository, found through PATH: "
-            "if git does not track it, the job can rewrite it unseen (CI, on a clean checkout, "
-            "is the backstop)",
-        )
     return test
+
+
+def _checkout_environment(env: dict[str, str], root: str) -> dict[str, str]:
+    """The code under test is the checkout's: its root (and src/, for a src layout) lead
+    PYTHONPATH, ahead of an editable install's path into the developer's tree."""
+    lead = [d for d in (os.path.join(root, "src"), root) if os.path.isdir(d) and not os.path.islink(d)]
+    rest = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
+    return {**env, "PYTHONPATH": os.pathsep.join([*lead, *rest])}
+
+
+def _program(argv: tuple[str, ...], root: str, repo_root: str | None) -> tuple[str, ...]:
+    """A relative program path the checkout lacks (an ignored `.venv/bin/python`) is the
+    developer's tree's: the interpreter, not code under test."""
+    program = argv[0]
+    if repo_root is None or os.path.isabs(program) or os.sep not in program:
+        return argv
+    if os.path.lexists(os.path.join(root, program)):
+        return argv
+    return (os.path.join(repo_root, program), *argv[1:])
 
 
 def _note(test: TestOutcome, note: str) -> TestOutcome:
     return test._replace(notes=(*test.notes, note))
 
 
-def _scratch(root: str) -> str:
-    """A fresh directory for score-diff's own report, outside the repository the job writes."""
+def _scratch(root: str | None) -> str:
+    """A fresh directory for the checkouts and score-diff's own reports, outside the repository."""
     scratch = tempfile.mkdtemp(prefix="score-diff-test-")
-    if _inside(scratch, root) is not None:
+    if root is not None and _inside(scratch, root) is not None:
         shutil.rmtree(scratch, ignore_errors=True)
         raise ScoreDiffError(
             f"the temporary directory {scratch} is inside the repository (TMPDIR points there); point TMPDIR outside it"

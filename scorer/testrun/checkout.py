@@ -1,0 +1,101 @@
+"""The trees the required test runs in: temporary checkouts, outside the working tree, of exactly
+the scored content, so that ignored files of the developer's tree are not imported and nothing the
+test writes reaches the tree being scored.
+
+Two trees, both built in scratch indexes (the repository's own index is never touched):
+
+- the **scored tree**: HEAD with every changed path as the working tree holds it (worktree
+  mode), or the head commit's tree (`--base`, pre-receive);
+- the **spec tree**: the scored tree with each protected test and each file that configures
+  pytest's collection taken from the base (`pytest_config`); what the base lacks is left out.
+
+The spec pass runs the base's tests on the job's code. When the job changed any of those files,
+a second pass runs the scored tree as it is, so the job's own tests run too. docs/required-test.md
+says what each pass proves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from . import pytest_config
+
+if TYPE_CHECKING:
+    from ..inspection.git import Repository
+    from ..model import Inspection
+
+
+class Fence(NamedTuple):
+    """What the spec pass takes from the base: the base commit, and how to tell its tests."""
+
+    base: str | None  # HEAD in worktree mode, the merge-base in --base mode; None: no base commit
+    protected: Callable[[str], bool]  # a protected test (protected_tests, the required test's files)
+    granted: Callable[[str], bool]  # a configuration file the manifest lets the job change
+
+
+class Trees(NamedTuple):
+    scored: str  # tree id of what was scored
+    spec: str  # tree id of the spec pass: equal to `scored` when the job changed none of the fenced files
+    from_base: tuple[str, ...]  # the paths the spec pass takes from the base (or leaves out)
+
+
+def plan(repo: Repository, ins: Inspection, fence: Fence, scratch: str) -> Trees:
+    """The scored tree, and the spec tree laid over it from the base."""
+    scored = _scored_tree(repo, ins, os.path.join(scratch, "scored.index"))
+    if fence.base is None:
+        return Trees(scored, scored, ())
+    base_files = repo.tree_listing(repo.tree_id(fence.base))
+    scored_files = repo.tree_listing(scored)
+    everything = base_files.keys() | scored_files.keys()
+    differs = {p for p in everything if base_files.get(p) != scored_files.get(p)}
+    # A base without protected tests defines no spec to run: the job's first tests stay in.
+    protected = fence.protected if any(map(fence.protected, base_files)) else _nothing
+    fenced = pytest_config.fenced_paths(everything, protected, fence.granted) & differs
+    sections = [p for p in differs - fenced if pytest_config.has_sections(p) and not fence.granted(p)]
+    fenced |= set(_sections_changed(repo, sections, base_files, scored_files))
+    if not fenced:
+        return Trees(scored, scored, ())
+    overlay = {p: base_files.get(p) for p in sorted(fenced)}
+    return Trees(scored, repo.tree_with(scored, overlay, os.path.join(scratch, "spec.index")), tuple(sorted(fenced)))
+
+
+def _nothing(path: str) -> bool:
+    return False
+
+
+def check_out(repo: Repository, tree: str, into: str, index_file: str) -> None:
+    """Write `tree`'s files into the new directory `into`."""
+    os.mkdir(into)
+    repo.check_out_into(tree, into, index_file)
+
+
+def _scored_tree(repo: Repository, ins: Inspection, index_file: str) -> str:
+    if ins.mode == "range":
+        assert ins.head is not None
+        return repo.tree_id(ins.head)
+    # What inspection scored: the diff of HEAD against the working tree, and the untracked files.
+    # A nested repository (an untracked submodule) has no content git would check out.
+    paths = sorted({p for c in ins.changed if not c.submodule for p in c.paths})
+    return repo.tree_of_worktree(ins.head, paths, index_file)
+
+
+def _sections_changed(
+    repo: Repository,
+    paths: Sequence[str],
+    base_files: dict[str, tuple[str, str]],
+    scored_files: dict[str, tuple[str, str]],
+) -> list[str]:
+    """The pyproject.toml, tox.ini and setup.cfg among `paths` whose pytest section differs."""
+    if not paths:
+        return []
+    shas = {e[1] for p in paths for e in (base_files.get(p), scored_files.get(p)) if e and e[0].startswith("1")}
+    data = repo.blobs(sorted(shas)) if shas else {}
+
+    def content(entry: tuple[str, str] | None) -> bytes | None:
+        return data.get(entry[1]) if entry else None
+
+    return [
+        p for p in paths if pytest_config.config_changed(p, content(base_files.get(p)), content(scored_files.get(p)))
+    ]
