@@ -218,11 +218,11 @@ def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
 
 
 def _granted(path: str, scene: Scene) -> bool:
-    from ..manifest.globs import ForbiddenMatcher, PathMatcher
+    from ..manifest.globs import ForbiddenMatcher, grant_matcher
 
     m = scene.manifest
     assert m is not None
-    return PathMatcher(m.allowed_paths)(path) and not ForbiddenMatcher(m.forbidden_globs)(path)
+    return grant_matcher(m.allowed_paths)(path) and not ForbiddenMatcher(m.forbidden_globs)(path)
 
 
 def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..manifest.globs import ForbiddenMatcher, PathMatcher
+from ..manifest.globs import ForbiddenMatcher, grant_matcher
 from ..manifest.load import Manifest
 
 
@@ -16,7 +16,7 @@ class Job:
     def __init__(self, manifest: Manifest, manifest_in_repo: str | None = None) -> None:
         self.manifest = manifest
         self.manifest_in_repo = manifest_in_repo  # the manifest's repo-relative path, if it lives in the repo
-        self.allowed = PathMatcher(manifest.allowed_paths)
+        self.allowed = grant_matcher(manifest.allowed_paths)
         self.forbidden = ForbiddenMatcher(manifest.forbidden_globs)
         self.tokens = token_patterns(manifest)  # compiled once, used on every streamed batch
 

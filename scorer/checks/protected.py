@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import model
-from ..manifest.globs import PathMatcher, normalise_path
+from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
 from . import assertions
 from .job import Job
@@ -37,7 +37,7 @@ _WORDS = re.compile(r"\s+")
 
 def required_test_files(m: Manifest) -> list[str]:
     """Each required-test argument that names a file (or directory) allowed_paths grants."""
-    allowed = PathMatcher(m.allowed_paths)
+    allowed = grant_matcher(m.allowed_paths)
     return list(dict.fromkeys(p for p in map(_as_path, m.required_test[1:]) if p and allowed(p)))
 
 

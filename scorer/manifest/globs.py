@@ -14,8 +14,6 @@ import unicodedata
 import warnings
 from collections.abc import Iterable, Sequence
 
-import pathspec
-
 _GLOB_CHARS = re.compile(r"[*?\[\\]")
 _STARS = re.compile(r"\*{2,}")
 _POSIX_CLASS = re.compile(r"\[:(alnum|alpha|blank|cntrl|digit|graph|lower|print|punct|space|upper|xdigit):\]")
@@ -57,7 +55,7 @@ def is_glob(entry: str) -> bool:
 
 
 def _wildmatch_form(text: str) -> str:
-    """The path or entry as git's wildmatch sees it, spelt so pathspec's regexes agree.
+    """The path or entry as git's wildmatch sees it, spelt so the translated regexes agree.
 
     wildmatch works on bytes (`?` is one byte, a class holds bytes), so each UTF-8
     byte becomes one character. A newline is an ordinary byte to git, but Python's
@@ -78,15 +76,20 @@ def _parent_dirs(path: str) -> Iterable[str]:
 
 
 class PathMatcher:
-    """Matches paths against anchored entries; literal entries take a fast set lookup."""
+    """Matches paths against anchored entries; literal entries take a fast set lookup.
 
-    def __init__(self, entries: Sequence[str]) -> None:
+    `literal_dirs`: a literal entry with no trailing slash also covers a directory of its name,
+    as in .gitignore. Right for entries that refuse; a grant uses `grant_matcher`.
+    """
+
+    def __init__(self, entries: Sequence[str], literal_dirs: bool = True) -> None:
         self.entries = tuple(entries)
         literal = [e for e in entries if not is_glob(e)]
         self._files = frozenset(e for e in literal if not e.endswith("/"))
-        self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal)
-        globs = ["/" + _wildmatch_form(e) for e in entries if is_glob(e)]
-        self._regex = _combined(globs) if globs else None
+        self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal if literal_dirs or e.endswith("/"))
+        patterns = [translate(_wildmatch_form(e)) for e in entries if is_glob(e)]
+        self._any = _alternation([r for r, dir_only in patterns if not dir_only])
+        self._dir = _alternation([r for r, _ in patterns])
         self._seen: dict[str, bool] = {}  # the same path is asked about by several checks
 
     def __call__(self, path: str) -> bool:
@@ -100,10 +103,19 @@ class PathMatcher:
             return True
         if any(d in self._dirs for d in _parent_dirs(path)):
             return True
-        if self._regex is None:
+        if self._dir is None:
             return False
-        search, path = self._regex.search, _wildmatch_form(path)
-        return search(path) is not None or any(search(d) is not None for d in _parent_dirs(path))
+        path = _wildmatch_form(path)
+        if self._any is not None and self._any.fullmatch(path):
+            return True
+        return any(self._dir.fullmatch(d[:-1]) is not None for d in _parent_dirs(path))
+
+
+def grant_matcher(entries: Sequence[str]) -> PathMatcher:
+    """allowed_paths as a grant: a literal entry (no glob character, no trailing slash) is the file
+    it names, never a directory of that name; `dir/` and globs keep gitignore's meaning. Otherwise a
+    job deletes `src/pricing.py`, makes a directory of that name, and writes anything inside."""
+    return PathMatcher(entries, literal_dirs=False)
 
 
 def fold(path: str) -> str:
@@ -129,15 +141,95 @@ class ForbiddenMatcher:
         return self._exact(path) or self._folded(fold(path))
 
 
-def _combined(globs: Sequence[str]) -> re.Pattern[str]:
-    """pathspec's gitignore regexes for every glob, as one alternation: one search per path."""
-    spec = pathspec.PathSpec.from_lines("gitignore", globs)
-    parts = [f"(?:{p.regex.pattern})" for p in spec.patterns if p.include and p.regex is not None]
-    return re.compile("|".join(parts) or "(?!)")
+def _alternation(regexes: Sequence[str]) -> re.Pattern[str] | None:
+    """Every glob as one alternation: one match per path. DOTALL: a newline is an ordinary byte to git."""
+    return re.compile("|".join(f"(?:{r})" for r in regexes), re.S) if regexes else None
+
+
+def translate(entry: str) -> tuple[str, bool]:
+    """An anchored entry (in wildmatch form) as a regex that fullmatches a path or directory name
+    without a trailing slash, and whether it matches directories only (a trailing '/').
+
+    git's wildmatch with WM_PATHNAME, as dir.c calls it for a pattern holding '/': `*` and `?` and
+    a class never match '/'; a whole-segment `**` matches any number of directories (leading),
+    zero or more (between), or everything inside (trailing). compile_entry has refused the forms
+    read differently elsewhere (a loose `**`, an unclosed '[', a POSIX class).
+    """
+    dir_only = entry.endswith("/")
+    segments = _segments(entry[:-1] if dir_only else entry)
+    collapsed = [seg for i, seg in enumerate(segments) if not (seg == "**" and i and segments[i - 1] == "**")]
+    last = len(collapsed) - 1
+    out = ""
+    for i, seg in enumerate(collapsed):
+        if seg != "**":
+            out += ("/" if i and not (i == 1 and collapsed[0] == "**") else "") + _segment(seg)
+        elif i == 0:
+            out += ".+" if i == last else "(?:.+/)?"
+        else:
+            out += "/.+" if i == last else "(?:/.+)?"
+    return out, dir_only
+
+
+def _class_end(entry: str, start: int) -> int:
+    """The index of the ']' closing the class that opens at `start`, as wildmatch finds it; -1 if none."""
+    first = start + 1 + (entry[start + 1 : start + 2] in ("!", "^"))
+    return entry.find("]", first + 1)  # the first character of a class is a member, even ']'
+
+
+def _segments(entry: str) -> list[str]:
+    """The entry split at each '/' that is not inside a bracket class."""
+    parts: list[str] = []
+    current, i = "", 0
+    while i < len(entry):
+        if entry[i] == "[" and (end := _class_end(entry, i)) != -1:
+            current, i = current + entry[i : end + 1], end + 1
+        elif entry[i] == "/":
+            parts, current, i = [*parts, current], "", i + 1
+        else:
+            current, i = current + entry[i], i + 1
+    return [*parts, current]
+
+
+def _segment(seg: str) -> str:
+    out, i = "", 0
+    while i < len(seg):
+        ch = seg[i]
+        if ch == "*":
+            out, i = out + "[^/]*", i + 1
+        elif ch == "?":
+            out, i = out + "[^/]", i + 1
+        elif ch == "[" and (end := _class_end(seg, i)) != -1:
+            out, i = out + _class(seg[i + 1 : end]), end + 1
+        else:
+            out, i = out + re.escape(ch), i + 1
+    return out
+
+
+def _class(body: str) -> str:
+    """A class body (between '[' and ']') read as wildmatch reads it: a leading '!' or '^' negates;
+    '-' between two members is a range (after a range, or first, or last, it is itself); a class
+    never matches '/'."""
+    negated = body[:1] in ("!", "^")
+    chars = body[1:] if negated else body
+    members: list[str] = []
+    prev, i = "", 0
+    while i < len(chars):
+        ch = chars[i]
+        if ch == "-" and prev and i + 1 < len(chars):
+            low, high = prev, chars[i + 1]
+            if low > high:
+                raise GlobError(f"is not a valid glob: the range {low}-{high} has its ends reversed")
+            members[-1] = f"{re.escape(low)}-{re.escape(high)}"
+            prev, i = "", i + 2
+        else:
+            members.append(re.escape(ch))
+            prev, i = ch, i + 1
+    inner = "".join(members)
+    return f"[^/{inner}]" if negated else f"(?!/)[{inner}]"
 
 
 def _unclosed_bracket(entry: str) -> bool:
-    """git never matches a pattern with an unclosed '['; pathspec would read it literally."""
+    """git never matches a pattern with an unclosed '['."""
     start = entry.find("[")
     while start != -1:
         first = start + 1 + (entry[start + 1 : start + 2] in ("!", "^"))
@@ -159,7 +251,7 @@ def _loose_stars(entry: str) -> bool:
 
 
 def compile_entry(entry: str) -> None:
-    """Raise GlobError unless pathspec compiles the entry and reads it the way git does."""
+    """Raise GlobError unless the entry compiles and is read here the way git reads it."""
     if _POSIX_CLASS.search(entry):
         raise GlobError("uses a POSIX character class such as [:digit:]; spell it out, e.g. [0-9]")
     if _unclosed_bracket(entry):
@@ -169,11 +261,13 @@ def compile_entry(entry: str) -> None:
             "has '**' (or more stars) that is not a whole segment ('**/x', 'a/**/b'), which git "
             "reads differently; use '*' within a segment"
         )
+    if "[:" in entry:
+        raise GlobError("has '[:' in a class, which git reads as a POSIX class name; spell the characters out")
     try:
         with warnings.catch_warnings():  # the same answer whatever the interpreter's warning filters
             warnings.simplefilter("error")
-            pathspec.PathSpec.from_lines("gitignore", ["/" + _wildmatch_form(entry)])
-    except Exception as exc:  # pathspec raises several types for bad patterns
+            re.compile(translate(_wildmatch_form(entry))[0], re.S)
+    except (re.error, FutureWarning) as exc:
         raise GlobError(f"is not a valid glob ({exc})") from exc
 
 
