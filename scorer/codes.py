@@ -71,6 +71,19 @@ CODES: dict[str, Code] = {
         "Protected test weakened",
         "A protected test lost an assertion or a test case, gained a skip, or was deleted or renamed.",
     ),
+    "test-runner-detected": Code(
+        "Source detects the test run",
+        "Non-test code added by the job asks whether a test runner is running (sys.modules, PYTEST_CURRENT_TEST, "
+        "sys.argv) or reads the call stack for the test that calls it.",
+    ),
+    "constant-equality": Code(
+        "Equality that cannot fail",
+        "A new or changed __eq__, __ne__, __hash__ or __bool__ returns a constant or ignores what it compares.",
+    ),
+    "special-cased-input": Code(
+        "Test input special-cased",
+        "Added source returns a base test's expected value when given that test's own input.",
+    ),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
     "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),
 }

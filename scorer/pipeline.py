@@ -333,6 +333,9 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     messages = _messages(repo, ins, opts)
     found += check_message_secrets(messages, job)
     found += _protected(repo, ins, job)
+    cheats, cheat_notes = _cheats(repo, ins, job)
+    found += cheats
+    notes += cheat_notes
     blast_found, accepted = check_blast_radius(ins, manifest, messages, read_scored, rel, opts.defer_justifications)
     violations = cap_per_code(found + blast_found)
     # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
@@ -375,6 +378,17 @@ def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
     read_base = partial(repo.read_files, base_rev) if base_rev else None
     read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
     return check_protected_tests(ins, job, read_base, read_new)
+
+
+def _cheats(repo: Repository, ins: Inspection, job: Job) -> tuple[list[Violation], list[str]]:
+    """Source written to fool the tests, judged against the same base as the protected tests."""
+    from .checks.cheats import check_cheats
+
+    base_rev = ins.base if ins.mode == "range" else ins.head
+    read_base = partial(repo.read_files, base_rev) if base_rev else None
+    list_base = partial(repo.files_at, base_rev) if base_rev else None
+    read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
+    return check_cheats(ins, job, read_base, read_new, list_base)
 
 
 def _with_hints(

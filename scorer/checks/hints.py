@@ -66,6 +66,9 @@ _INSIDE_PATH = frozenset(
         "unreadable-encoding",
         "sensitive-path",
         "bad-justification",
+        "test-runner-detected",
+        "constant-equality",
+        "special-cased-input",
     }
 )
 
@@ -474,6 +477,19 @@ def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
+def _cheat(do: str, detector: str) -> Hint:
+    """A hint for source written to fool the tests: what to do instead, never how to hide it."""
+
+    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
+        return (
+            f"{do} at {_at(v)}; then run `{_test_command(scene)}` and make it pass by fixing the behaviour "
+            "the test describes, for every input",
+            f"if this code is intended (not written for the test), add {detector!r} to disabled_detectors",
+        )
+
+    return hint
+
+
 def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
     return (
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
@@ -530,6 +546,21 @@ _HINTS: dict[str, Hint] = {
     "test-side-effect": _test_side_effect,
     "test-empty": _test_empty,
     "test-weakened": _test_weakened,
+    "test-runner-detected": _cheat(
+        "remove the code that tells a test run from a real one (do not detect the test runner or read the "
+        "caller's frame): the code must behave the same under the test as in use",
+        "test-runner-detected",
+    ),
+    "constant-equality": _cheat(
+        "make the method compare what makes two values equal (return NotImplemented for a type it does not "
+        "know), or remove it: an equality that cannot fail makes every comparison in a test pass",
+        "constant-equality",
+    ),
+    "special-cased-input": _cheat(
+        "remove the branch that returns the test's expected value for the test's own input, and fix the code "
+        "path that handles such inputs in general",
+        "special-cased-input",
+    ),
     "git-error": _git_error,
     "internal-error": _internal,
     # the guard's own findings

@@ -332,6 +332,12 @@ class Repository:
         )
         return gitparse.split_z(out)
 
+    def files_at(self, rev: str) -> list[str]:
+        """Repo-relative paths of every file in `rev`'s tree (the base's tests, for the cheat checks)."""
+        from . import gitparse
+
+        return gitparse.split_z(self.run("ls-tree", "-r", "-z", "--name-only", "--full-tree", rev))
+
     def refs_named(self, patterns: Sequence[str]) -> list[str]:
         """Full names of the refs matching any of `patterns` (for-each-ref's own matching)."""
         out = self.run("for-each-ref", "--format=%(refname)", *patterns)

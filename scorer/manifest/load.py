@@ -145,8 +145,13 @@ def _check_names(data: dict[str, Any]) -> list[str]:
     from ..checks.detectors import DETECTOR_IDS
     from ..checks.sensitive import CATEGORIES
 
+    detectors = DETECTOR_IDS
+    if data.get("disabled_detectors"):  # the cheat checks (and their ast reading) load only when named
+        from ..checks.cheats import CHEAT_IDS
+
+        detectors = DETECTOR_IDS | CHEAT_IDS
     problems = []
-    for key, known in (("sensitive_exempt", CATEGORIES), ("disabled_detectors", DETECTOR_IDS)):
+    for key, known in (("sensitive_exempt", CATEGORIES), ("disabled_detectors", detectors)):
         for i, name in enumerate(data.get(key, [])):
             if name not in known:
                 close = difflib.get_close_matches(name, sorted(known), n=1)

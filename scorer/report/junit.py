@@ -31,6 +31,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "secret": ("secret",),
     "risky-shell": ("risky-shell",),
     "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened", "test-empty"),
+    "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
     "internal": ("internal-error",),
 }
 CHECK_OF_CODE = {code: check for check, codes in CHECKS.items() for code in codes}

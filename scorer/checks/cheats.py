@@ -1,0 +1,367 @@
+"""Source written to fool the tests, read from the syntax tree of the changed Python source.
+
+A test that contradicts the task can be passed by code that knows it is under test: it asks
+whether pytest is running, reads the caller's frame for the test's name or expected value,
+defines an equality that cannot fail, or returns the test's expected answer for the test's
+own input. Each shape is looked for in the new version of every changed Python file that is
+not a test, and only what the change adds counts: a finding also present in the base version
+(the same code in the same function or class, in any changed file) is not new.
+
+Codes: `test-runner-detected`, `constant-equality` and `special-cased-input` fail the change;
+`call-stack-read` (a frame read with nothing test-like about it: logging and `namedtuple`
+do that) is a warning. Each can be turned off by the manifest's `disabled_detectors`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple
+
+from .. import model
+from ..model import Inspection, Violation
+from . import special_cases
+from .job import Job
+from .protected import protected_matcher
+
+ReadFiles = Callable[[Sequence[str]], Mapping[str, bytes | None]]
+ListFiles = Callable[[], Sequence[str]]
+
+RUNNER = "test-runner-detected"
+EQUALITY = "constant-equality"
+SPECIAL = special_cases.SPECIAL
+STACK = "call-stack-read"  # a warning in the report, never a FAIL on its own
+CHEAT_IDS = frozenset({RUNNER, EQUALITY, SPECIAL, STACK})
+
+# Set by pytest (and xdist) only while a test runs.
+_RUNNER_ENV = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID"})
+_RUNNER_NAME = re.compile(r"(?<![A-Za-z0-9])(?:_?pytest|py\.test|nose2?|unittest)(?![A-Za-z0-9])")
+_TESTISH = re.compile(r"test_|_test\b|^tests?\b|pytest|unittest|conftest", re.IGNORECASE)
+_FRAME_CALLS = frozenset(
+    {
+        "sys._getframe",
+        "sys._current_frames",
+        "inspect.stack",
+        "inspect.currentframe",
+        "inspect.getouterframes",
+        "inspect.trace",
+        "traceback.extract_stack",
+        "traceback.walk_stack",
+        "traceback.format_stack",
+    }
+)
+_RUNNER_STATE = frozenset({"sys.modules", "sys.argv", "sys.orig_argv"})
+_DUNDERS = ("__eq__", "__ne__", "__hash__", "__bool__")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class Finding(NamedTuple):
+    code: str
+    key: str  # what it is and in which function or class: the same key in the base is not new
+    line: int
+    message: str
+    candidate: special_cases.Candidate | None = None  # special-cased-input: judged against the base's tests
+
+
+def is_test_path(path: str) -> bool:
+    """A test by the runners' own conventions: test_*.py, *_test.py, conftest.py, or under tests/."""
+    name = path.rsplit("/", 1)[-1]
+    folders = path.split("/")[:-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(f in ("tests", "test") for f in folders)
+    )
+
+
+def check_cheats(
+    ins: Inspection, job: Job, read_base: ReadFiles | None, read_new: ReadFiles, list_base: ListFiles | None
+) -> tuple[list[Violation], list[str]]:
+    """(violations, warnings) for what the change adds to non-test Python source."""
+    disabled = frozenset(job.manifest.disabled_detectors)
+    if disabled >= CHEAT_IDS:
+        return [], []
+    protected = protected_matcher(job)
+    changed = [
+        c
+        for c in ins.changed
+        if c.status != model.DELETED
+        and not (c.binary or c.symlink or c.submodule)
+        and c.path.endswith((".py", ".pyw"))
+        and not (is_test_path(c.path) or protected(c.path))
+    ]
+    if not changed:
+        return [], []
+    new = read_new([c.path for c in changed])
+    olds = {c.path: c.old_path or c.path for c in changed}
+    base = read_base(sorted(set(olds.values()))) if read_base is not None else {}
+    was: Counter[str] = Counter()
+    for path in set(olds.values()):
+        was.update(f.key for f in findings(base.get(path), plugin=False))
+    spec = special_cases.Spec(lambda: _base_tests(job, read_base, list_base))
+    found: list[Violation] = []
+    notes: list[str] = []
+    for c in changed:
+        plugin = _is_plugin(base.get(olds[c.path]))
+        seen: set[tuple[str, int]] = set()
+        for f in findings(new.get(c.path), plugin):
+            if was[f.key] > 0:
+                was[f.key] -= 1
+                continue
+            if f.code in disabled or (f.code, f.line) in seen:
+                continue
+            message = f.message
+            if f.candidate is not None:
+                pair = spec.matched(f.candidate)
+                if pair is None:
+                    continue
+                message = (
+                    f"returns {pair[1][1]!r} when given {pair[0][1]!r}: a base test's own input and the value it "
+                    "expects, answered by a branch instead of by the code that handles such inputs"
+                )
+            seen.add((f.code, f.line))
+            if f.code == STACK:
+                notes.append(f"{STACK}: {c.path}:{f.line} {f.message}")
+            else:
+                found.append(Violation(f.code, message, c.path, f.line))
+    return found, notes
+
+
+def _base_tests(job: Job, read_base: ReadFiles | None, list_base: ListFiles | None) -> list[bytes]:
+    """The base's Python tests: the spec the job was given."""
+    if read_base is None or list_base is None:
+        return []
+    protected = protected_matcher(job)
+    paths = [p for p in list_base() if p.endswith(".py") and (protected(p) or is_test_path(p))]
+    return [data for data in read_base(paths[: special_cases.MAX_TEST_FILES]).values() if data is not None]
+
+
+def _parse(source: bytes | None) -> ast.Module | None:
+    if source is None:
+        return None
+    try:
+        return ast.parse(source.decode("utf-8", "replace"))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _is_plugin(base: bytes | None) -> bool:
+    """A module that was already a pytest plugin at the base (imports pytest, defines pytest_ hooks):
+    reading pytest's variables is its job. A module that becomes one in the change is judged."""
+    tree = _parse(base)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in ("pytest", "_pytest") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("pytest", "_pytest"):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("pytest_"):
+            return True
+    return False
+
+
+def findings(source: bytes | None, plugin: bool) -> Iterator[Finding]:
+    """Every shape of the module, each keyed by where it is and what it is."""
+    tree = _parse(source)
+    if tree is None:
+        return
+    names = _imported(tree)
+    scopes = dict(_scopes(tree))
+    for scope, node in _scoped(tree):
+        if not plugin:
+            yield from _runner(scope, node, names)
+        yield from _frame(scope, node, names, scopes)
+        if isinstance(node, ast.ClassDef):
+            yield from _class_equality(scope, node)
+        elif isinstance(node, ast.Assign):
+            yield from _patched_equality(scope, node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            candidates = special_cases.branches(scope, node)
+        elif isinstance(node, ast.Dict):
+            candidates = special_cases.table(scope, node)
+        else:
+            continue
+        yield from (Finding(SPECIAL, c.key, c.line, "", c) for c in candidates)
+
+
+def _scopes(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
+    yield "", tree
+    for scope, node in _scoped(tree):
+        if isinstance(node, _DEFS):
+            yield scope, node
+
+
+def _scoped(tree: ast.AST, scope: str = "") -> Iterator[tuple[str, ast.AST]]:
+    """Every node with the qualified name of the function or class around it (its own, for a def)."""
+    for child in ast.iter_child_nodes(tree):
+        inner = f"{scope}.{child.name}".lstrip(".") if isinstance(child, _DEFS) else scope
+        yield inner, child
+        yield from _scoped(child, inner)
+
+
+def _dump(node: ast.AST) -> str:
+    return ast.dump(node, include_attributes=False)
+
+
+def _imported(tree: ast.Module) -> dict[str, str]:
+    """Local name -> dotted name, for `import sys as s` and `from inspect import stack`."""
+    names = {"sys": "sys", "inspect": "inspect", "traceback": "traceback", "os": "os"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update({a.asname or a.name: a.name for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    return names
+
+
+def _dotted(node: ast.AST, names: Mapping[str, str]) -> str:
+    """`sys._getframe` for `sys._getframe`, `s._getframe` (import sys as s) or `_getframe`."""
+    if isinstance(node, ast.Name):
+        return names.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value, names)}.{node.attr}"
+    return ""
+
+
+def _runner(scope: str, node: ast.AST, names: Mapping[str, str]) -> Iterator[Finding]:
+    if isinstance(node, ast.Constant) and node.value in _RUNNER_ENV:
+        yield Finding(
+            RUNNER,
+            f"{RUNNER}|{scope}|{node.value}",
+            node.lineno,
+            f"reads {node.value}, which is set only while pytest runs",
+        )
+    elif isinstance(node, (ast.Compare, ast.Call)):
+        state = next((d for n in ast.walk(node) if (d := _dotted(n, names)) in _RUNNER_STATE), None)
+        word = next(
+            (m.group(0) for n in ast.walk(node) if isinstance(n, ast.Constant) and (m := _str_match(_RUNNER_NAME, n))),
+            None,
+        )
+        if state and word:
+            yield Finding(
+                RUNNER,
+                f"{RUNNER}|{scope}|{_dump(node)}",
+                node.lineno,
+                f"looks for {word!r} in {state}: code that behaves differently under the test runner",
+            )
+
+
+def _str_match(pattern: re.Pattern[str], node: ast.Constant) -> re.Match[str] | None:
+    return pattern.search(node.value) if isinstance(node.value, str) else None
+
+
+def _frame(scope: str, node: ast.AST, names: Mapping[str, str], scopes: Mapping[str, ast.AST]) -> Iterator[Finding]:
+    if not isinstance(node, ast.Call) or (call := _dotted(node.func, names)) not in _FRAME_CALLS:
+        return
+    around = scopes.get(scope, node)
+    locals_read = any(isinstance(n, ast.Attribute) and n.attr == "f_locals" for n in ast.walk(around))
+    testish = next((n.value for n in ast.walk(around) if isinstance(n, ast.Constant) and _str_match(_TESTISH, n)), None)
+    if locals_read or testish:
+        why = "the caller's local variables" if locals_read else f"a test's name ({testish!r})"
+        yield Finding(
+            RUNNER,
+            f"{RUNNER}|{scope}|{_dump(node)}",
+            node.lineno,
+            f"reads the call stack ({call}) and {why}: code that looks for the test that calls it",
+        )
+    else:
+        yield Finding(
+            STACK,
+            f"{STACK}|{scope}|{_dump(node)}",
+            node.lineno,
+            f"reads the call stack ({call}) outside the tests; check that it does not look for the test calling it",
+        )
+
+
+def _class_equality(scope: str, cls: ast.ClassDef) -> Iterator[Finding]:
+    stateful = _has_state(cls)
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _DUNDERS:
+            why = _cannot_fail(item.name, item.args, _returns(item.body), item.body, stateful)
+            where, line = f"{scope}.{item.name}", item.lineno
+        elif isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda):
+            name = next((t.id for t in item.targets if isinstance(t, ast.Name) and t.id in _DUNDERS), None)
+            if name is None:
+                continue
+            lam = item.value
+            why = _cannot_fail(name, lam.args, [lam.body], [ast.Expr(lam.body)], stateful)
+            where, line = f"{scope}.{name}", item.lineno
+        else:
+            continue
+        if why:
+            yield Finding(EQUALITY, f"{EQUALITY}|{where}|{_dump(item)}", line, f"{where} {why}")
+
+
+def _patched_equality(scope: str, node: ast.Assign) -> Iterator[Finding]:
+    """`Money.__eq__ = lambda self, other: True`: a dunder replaced from outside its class."""
+    for target in node.targets:
+        if isinstance(target, ast.Attribute) and target.attr in _DUNDERS and isinstance(node.value, ast.Lambda):
+            lam = node.value
+            why = _cannot_fail(target.attr, lam.args, [lam.body], [ast.Expr(lam.body)], stateful=True)
+            if why:
+                where = ast.unparse(target)
+                yield Finding(EQUALITY, f"{EQUALITY}|{scope}|{_dump(node)}", node.lineno, f"{where} {why}")
+
+
+def _has_state(cls: ast.ClassDef) -> bool:
+    """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    return True
+                if isinstance(t, ast.Name) and t.id == "__slots__":
+                    return True
+    return any(isinstance(n, ast.AnnAssign) for n in cls.body)
+
+
+def _returns(body: Sequence[ast.stmt]) -> list[ast.expr | None]:
+    """What the function can return (None for a bare return or falling off the end); [] if it only raises."""
+    found: list[ast.expr | None] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node.value)
+        elif not isinstance(node, (*_DEFS, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    if body and not isinstance(body[-1], (ast.Return, ast.Raise)):
+        found.append(None)
+    return found
+
+
+def _is_constant(value: ast.expr | None) -> bool:
+    if value is None or isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant)
+
+
+def _cannot_fail(
+    name: str, args: ast.arguments, returns: list[ast.expr | None], body: Sequence[ast.stmt], stateful: bool
+) -> str:
+    """Why this dunder gives every instance the same answer, or "" if it does not."""
+    meaningful = [r for r in returns if not (isinstance(r, ast.Name) and r.id == "NotImplemented")]
+    if not meaningful:  # only raises, or only defers to the other operand
+        return ""
+    params = [a.arg for a in (*args.posonlyargs, *args.args)] + ([args.vararg.arg] if args.vararg else [])
+    read = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    constant = all(map(_is_constant, meaningful))
+    answer = ast.unparse(meaningful[0]) if meaningful[0] is not None else "None"
+    if name in ("__eq__", "__ne__"):
+        if constant:
+            return f"always returns {answer}: no comparison with it can fail"
+        if len(params) > 1 and params[1] not in read:
+            return f"never reads the value it is compared with ({params[1]}): no comparison with it can fail"
+        return ""
+    if not stateful:  # a sentinel is always false, a marker always hashes alike: that is their point
+        return ""
+    if constant:
+        return f"always returns {answer} although its instances carry data"
+    if params and params[0] not in read:
+        return f"never reads the instance ({params[0]}) although its instances carry data"
+    return ""
