@@ -126,6 +126,7 @@ def record(db_path: Path, result: Result, gate: str | None = None) -> str | None
 
 
 def _now() -> str:
+    """The one timestamp format (scorer.pipeline.now_iso writes the same for a scoring row)."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

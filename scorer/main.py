@@ -42,6 +42,18 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# The subcommands whose output ends in a verdict; a failure of any other one (pin, log, init,
+# ...) is an error of that command, not a score that could not be reached.
+VERDICTS = frozenset({"score", "commit-msg", "review", "verify-report", "pre-receive", "update"})
+
+
+def failed_line(name: str | None, code: str) -> str:
+    """The last line of a run that stopped with an error: a verdict's, or the command's own."""
+    if name is None or name in VERDICTS:
+        return could_not_score_line(code)
+    return f"score-diff {name}: failed ({code})"
+
+
 def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.commands.{COMMANDS[name]}")
 
@@ -103,6 +115,7 @@ def main(
         stdin=stdin or sys.stdin,
         cwd=cwd or os.getcwd(),
     )
+    name: str | None = None
     try:
         name, rest = _command(args)
         module = command_module(name)
@@ -113,12 +126,12 @@ def main(
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
-        ctx.stdout.write(f"{exc}\n{could_not_score_line(exc.code)}\n")
+        ctx.stdout.write(f"{exc}\n{failed_line(name, exc.code)}\n")
     except ScoreDiffError as exc:  # a message can name a file, and a file name can hold a secret
-        ctx.stdout.write(f"score-diff: {_redact(str(exc))}\n{could_not_score_line(exc.code)}\n")
+        ctx.stdout.write(f"score-diff: {_redact(str(exc))}\n{failed_line(name, exc.code)}\n")
     except KeyboardInterrupt:
-        ctx.stdout.write(f"score-diff: interrupted\n{could_not_score_line('interrupted')}\n")
+        ctx.stdout.write(f"score-diff: interrupted\n{failed_line(name, 'interrupted')}\n")
     except Exception as exc:  # never a bare traceback, never exit 0
         ctx.stdout.write(f"score-diff: unexpected {type(exc).__name__}: {_redact(str(exc))}\n")
-        ctx.stdout.write(could_not_score_line("internal-error") + "\n")
+        ctx.stdout.write(failed_line(name, "internal-error") + "\n")
     return 2

@@ -66,7 +66,8 @@ class Options(NamedTuple):
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """UTC to the second, as every report and every decision-log row (scoring or guard) writes it."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[CommitMessage]:
@@ -109,16 +110,22 @@ def _where(v: Violation) -> tuple[str, int, str]:
 def _drop_untracked_manifest(
     ins: Inspection, rel: str | None, content: list[Violation]
 ) -> tuple[Inspection, list[Violation], list[str]]:
-    """An untracked manifest is the fence, not part of the change: its own forbidden_substrings
-    list must not fail it. A tracked manifest the job edited stays in, lines and all."""
-    kept = tuple(c for c in ins.changed if not (c.untracked and c.path == rel))
-    if len(kept) == len(ins.changed):
+    """A manifest never committed (untracked, or staged for its first commit) is the fence, not
+    part of the change: its own forbidden_substrings list must not fail it, and neither it nor its
+    pin is a path the job changed. A tracked manifest the job edited stays in, lines and all."""
+    from .manifest.pin import PIN_SUFFIX
+
+    fence = {rel, f"{rel}{PIN_SUFFIX}"} if rel else set()
+    new = [c for c in ins.changed if c.path in fence and (c.untracked or c.status == "added")]
+    if not any(c.path == rel for c in new):
         return ins, content, []
+    kept = tuple(c for c in ins.changed if c not in new)
+    state = "untracked" if any(c.untracked for c in new if c.path == rel) else "staged but never committed"
     note = (
-        f"the manifest {rel} is untracked: it is not scored as part of the change; "
-        "commit it or pin it (--manifest-sha256) so the job cannot write its own fence"
+        f"the manifest {rel} is {state}: it is not scored as part of the change; commit the fence on the "
+        "base branch first, or pin it (--manifest-sha256), so the job cannot write its own fence"
     )
-    return ins._replace(changed=kept), [v for v in content if v.path != rel], [note]
+    return ins._replace(changed=kept), [v for v in content if v.path not in fence], [note]
 
 
 def cap_per_code(violations: list[Violation]) -> list[Violation]:
@@ -337,7 +344,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     found += cheats
     notes += cheat_notes
     blast_found, accepted = check_blast_radius(ins, manifest, messages, read_scored, rel, opts.defer_justifications)
-    violations = cap_per_code(found + blast_found)
+    violations = _on_the_base(cap_per_code(found + blast_found), ins, opts)
     # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
     edited = any(v.code == "manifest-changed" for v in violations)
     shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
@@ -368,6 +375,18 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
             description=manifest.description,
         )
     )
+
+
+def _on_the_base(violations: list[Violation], ins: Inspection, opts: Options) -> list[Violation]:
+    """`--base main` run on main itself: the empty diff says so, not "make the change"."""
+    branch, base = ins.branch, opts.base
+    if ins.base is None or ins.base != ins.head or not branch or base not in (branch, f"refs/heads/{branch}"):
+        return violations
+    why = (
+        f"nothing changed: you are on the base branch ({branch}): head is the base commit itself, so there are "
+        "no commits to score; score the agent's branch (switch to it, or pass --head)"
+    )
+    return [v._replace(message=why) if v.code == "empty-diff" else v for v in violations]
 
 
 def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:

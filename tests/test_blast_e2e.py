@@ -156,7 +156,7 @@ def test_check_manifest_rejects_an_invalid_one(tmp_path):
     bad.write_text(json.dumps({"job_id": "x", "allowed_paths": [], "required_test": PASSING_TEST}))
     code, text = run_cli(["check-manifest", "--manifest", str(bad)])
     assert code == 2
-    assert text.rstrip().endswith("RESULT: FAIL (could not score: manifest-invalid)")
+    assert text.rstrip().endswith("score-diff check-manifest: failed (manifest-invalid)")
 
 
 def test_pin_follows_the_manifest_as_named_even_through_a_symlink(app, tmp_path):

@@ -129,7 +129,7 @@ def test_every_code_has_a_hint_in_every_scene(code, scene, hint, fix):
 def without_restores(hint: str) -> str:
     """A hint with its undo commands and "restore <path>" phrases taken out: putting the fence back is
     the one thing a hint may say about the manifest."""
-    hint = re.sub(r"`git restore [^`]*`", "", hint)
+    hint = re.sub(r"`git (restore|stash push) [^`]*`", "", hint)
     return re.sub(r"\brestore \S+", "", hint)
 
 
@@ -162,7 +162,7 @@ def test_the_truncation_line_has_a_hint():
 )
 def test_paths_are_one_shell_word_that_git_reads_literally(path, word):
     scene = hints.scene_of(hints.WORKTREE, [ChangedPath(path, "modified")], "f" * 40)
-    assert hints.undo_command(path, scene) == f"git restore --staged --worktree --source=HEAD -- {word}"
+    assert hints.undo_command(path, scene) == f"git stash push --include-untracked -- {word}"
 
 
 # -- each hint's command, applied, makes the violation go away -------------------------------------
@@ -291,10 +291,12 @@ def test_env_file_is_not_told_to_be_listed(committed: GitRepo):
     assert out.codes == {"forbidden-path", "sensitive-path"}
     forbidden, sensitive = out.report["violations"]
     assert "name it exactly" not in forbidden["message"] + sensitive["message"]
-    assert forbidden["hint"].startswith("undo your change to .env (untracked): run `rm -f -- .env`")
+    assert forbidden["hint"].startswith(
+        "undo your change to .env (untracked): run `git stash push --include-untracked -- .env`"
+    )
     assert sensitive["hint"] == "undoing your change to .env (the hint for its forbidden-path) removes this too"
     assert (
-        "  -> do: undo your change to .env (untracked): run `rm -f -- .env`; this job may never change it; "
+        "  -> do: undo your change to .env (untracked): run `git stash push --include-untracked -- .env`; this job may never change it; "
         "this job may change only: allowed/**" in out.text
     )
 
@@ -305,7 +307,7 @@ def test_unlisted_path_hint_lists_what_is_allowed(committed: GitRepo):
     [v] = out.report["violations"]
     assert v["hint"] == (
         "undo your change to other/b.py (modified): run "
-        "`git restore --staged --worktree --source=HEAD -- other/b.py`; this job may change only: "
+        "`git stash push --include-untracked -- other/b.py`; this job may change only: "
         "allowed/**"
     )
     assert v["fix"] == "if the job needs other/b.py, add it to allowed_paths: 'other/b.py'"
@@ -443,7 +445,7 @@ def test_an_edited_committed_manifest_is_restored_and_every_other_violation_stil
     [v] = [v for v in out.report["violations"] if v["code"] == "manifest-changed"]
     assert v["hint"] == (
         "restore job_manifest.json: the job may not change its own fence. Run "
-        "`git restore --staged --worktree --source=HEAD -- job_manifest.json`"
+        "`git stash push --include-untracked -- job_manifest.json`"
     )
 
 
@@ -465,7 +467,7 @@ def test_every_format_shows_the_description_and_the_hint(committed: GitRepo, fmt
     )
     assert code == 1
     assert "Fix the typo in a.py." in out
-    assert "git restore --staged --worktree --source=HEAD -- other/b.py" in out
+    assert "git stash push --include-untracked -- other/b.py" in out
 
 
 def test_a_session_start_is_never_blocked_even_without_a_readable_fence(committed: GitRepo):

@@ -56,7 +56,7 @@ def test_the_starter_manifest_is_read_off_the_repository(repo: GitRepo) -> None:
     assert manifest["job_id"] == "fix-f"
     assert manifest["allowed_paths"] == ["src/**", "tests/**"]
     assert manifest["required_test"] == ["python3", "-m", "pytest", "-q"]
-    assert manifest["forbidden_globs"] == [".env", ".github/workflows/**", "job_manifest.json.sha256"]
+    assert manifest["forbidden_globs"] == ["./.env", "./job_manifest.json.sha256", ".github/workflows/**"]
     assert run_cli(["check-manifest", "--repo", str(repo.root)])[0] == 0
 
 
@@ -113,7 +113,7 @@ def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: Gi
         ["commit-msg"],
     )
     manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
-    assert ".pre-commit-config.yaml" in manifest["forbidden_globs"]  # the agent may not switch its hook off
+    assert "./.pre-commit-config.yaml" in manifest["forbidden_globs"]  # the agent may not switch its hook off
     assert not (repo.root / ".git" / "hooks" / "pre-commit").exists()
 
 
@@ -122,7 +122,7 @@ def test_init_refuses_a_bare_repository(tmp_path) -> None:
 
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "b.git")], check=True)
     code, out = run_cli(["init", "--repo", str(tmp_path / "b.git")])
-    assert code == 2 and out.endswith("RESULT: FAIL (could not score: git-error)\n")
+    assert code == 2 and out.endswith("score-diff init: failed (git-error)\n")
 
 
 def _reader(files: dict[str, str]):
@@ -204,4 +204,4 @@ def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds_once_committed
     assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
     assert "job: fix " in blocked.stdout + blocked.stderr
     code, out = run_cli(["init", "--repo", str(repo.root), "--per-job"])
-    assert code == 2 and out.endswith("RESULT: FAIL (could not score: usage)\n")
+    assert code == 2 and out.endswith("score-diff init: failed (usage)\n")

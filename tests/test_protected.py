@@ -182,7 +182,7 @@ def test_weakening_a_python_test_fails(tests_repo: GitRepo, content: str):
     assert out.last_line == "RESULT: FAIL"
     [v, *_] = out.report["violations"]
     assert v["path"] == "tests/test_a.py"
-    assert "`git restore --staged --worktree --source=HEAD -- tests/test_a.py`" in v["hint"]
+    assert "`git stash push --include-untracked -- tests/test_a.py`" in v["hint"]
 
 
 @pytest.mark.parametrize("content", QUIET.values(), ids=QUIET.keys())

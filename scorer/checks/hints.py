@@ -77,7 +77,7 @@ def annotate(violations: Sequence[Violation], scene: Scene) -> list[Violation]:
     """Every violation with its hint and fix filled in (a hint a check already wrote is kept).
     A finding inside a path whose whole change is to be undone says so, rather than asking for
     an edit the undo throws away."""
-    undone = {v.path for v in violations if v.code in _UNDOES_PATH and v.path}
+    undone = {v.path for v in violations if v.code in _UNDOES_PATH and v.path and not uncommitted_fence(v.path, scene)}
     out = []
     for v in violations:
         hint, fix = hint_for(v, scene)
@@ -96,7 +96,35 @@ def hint_for(v: Violation, scene: Scene) -> tuple[str, str]:
     """(hint for the agent, fix for the manifest's author) for one violation."""
     if v.message.startswith(MORE) and v.path is None:
         return f"fix the {v.code} violations listed above, then rerun score-diff to see the rest", ""
+    if v.path and uncommitted_fence(v.path, scene):
+        return _commit_fence_first(v.path, scene)
     return _HINTS.get(v.code, _unknown)(v, scene)
+
+
+def is_fence(path: str, scene: Scene) -> bool:
+    """The job's manifest, its pin, or any job's file under .score-diff/jobs/."""
+    from ..manifest.jobs import is_fence_path
+    from ..manifest.pin import PIN_SUFFIX
+
+    rel = scene.manifest_rel
+    return is_fence_path(path) or (rel is not None and path in (rel, rel + PIN_SUFFIX))
+
+
+def uncommitted_fence(path: str, scene: Scene) -> bool:
+    """A fence file that has no committed version (untracked, or staged and never committed): no
+    hint may restore, stash or remove it, because it may be the only copy of the user's fence."""
+    change = scene.changed.get(path)
+    fresh = change is not None and (change.untracked or change.status == "added")
+    return scene.mode == WORKTREE and fresh and is_fence(path, scene)
+
+
+def _commit_fence_first(path: str, scene: Scene) -> tuple[str, str]:
+    return (
+        f"commit the fence on the base branch first: {path} is this job's fence and has no committed "
+        "version, so do not delete, stash or restore it; stop and tell the user, who commits it on the "
+        f"base branch (`git add -- {git_path(path)}` and `git commit` there) before the agent starts",
+        "commit the manifest and its pin on the base branch before the agent's branch starts",
+    )
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -117,19 +145,42 @@ def _sides(path: str, scene: Scene) -> list[str]:
     return list(change.paths) if change else [path]
 
 
-def undo_command(path: str, scene: Scene) -> str:
-    """The exact command that takes `path` (both sides of a rename) back to where the job started."""
+def undo_command(path: str, scene: Scene) -> str | None:
+    """The exact command that takes `path` (both sides of a rename) back to where the job started,
+    keeping every version that exists nowhere else; None where no command can (no commit yet, a
+    nested repository).
+
+    In the working tree nothing is thrown away: what is there now (staged, unstaged or untracked)
+    is set aside with `git stash push`, where `git stash list` finds it, and only a side whose
+    old content is committed is restored. In --base mode every version is in a commit already.
+    """
     change = scene.changed.get(path)
+    sides = _sides(path, scene)
     if scene.mode == RANGE:
-        sides = " ".join(git_path(p) for p in _sides(path, scene))
         message = shlex.quote(f"Undo the change to {path}")
-        return f"git restore --source={scene.base} --staged --worktree -- {sides} && git commit -m {message}"
-    if change is not None and change.untracked:
-        return f"rm -{'rf' if change.submodule else 'f'} -- {shell_path(path)}"
-    sides = " ".join(git_path(p) for p in _sides(path, scene))
-    if scene.head is None:  # no commit yet: nothing to restore from, so the staged file goes
-        return f"git rm -r -f --cached -- {sides} && rm -rf -- {' '.join(map(shell_path, _sides(path, scene)))}"
-    return f"git restore --staged --worktree --source=HEAD -- {sides}"
+        words = " ".join(git_path(p) for p in sides)
+        return f"git restore --source={scene.base} --staged --worktree -- {words} && git commit -m {message}"
+    source = scene.base or scene.head  # worktree mode: HEAD, or the merge-base with --since
+    if source is None or (change is not None and change.untracked and change.submodule):
+        return None
+    status = change.status if change is not None else "modified"
+    old = change.old_path if change is not None and status in ("renamed", "copied") else None
+    was = [p for p in sides if status in ("modified", "deleted") or p == old]  # there at the source
+    now = [p for p in sides if status != "deleted" and not (p == old and status == "renamed")]
+    steps = []
+    if now:  # whatever is there now, committed or not, is kept in the stash
+        steps.append(f"git stash push --include-untracked -- {_words(now)}")
+    back = was if scene.base is not None else [p for p in was if p not in now]
+    if back:  # its old content is committed at the source
+        steps.append(f"git restore --source={source if scene.base else 'HEAD'} --staged --worktree -- {_words(back)}")
+    new = [p for p in now if p not in was] if scene.base is not None else []
+    if new:  # added by a commit on this branch: in that commit still, and gone from the next
+        steps.append(f"git rm -q -r --ignore-unmatch -- {_words(new)}")
+    return " && ".join(steps)
+
+
+def _words(paths: Sequence[str]) -> str:
+    return " ".join(map(git_path, paths))
 
 
 def _undo(path: str, scene: Scene, why: str = "") -> str:
@@ -137,7 +188,13 @@ def _undo(path: str, scene: Scene, why: str = "") -> str:
     if scene.mode == TOOL_CALL:
         return f"leave {path} unchanged{why}"
     status = _status(path, scene)
-    return f"undo your change to {path}{status}: run `{undo_command(path, scene)}`{_came_in(path, scene)}{why}"
+    command = undo_command(path, scene)
+    if command is None:
+        return (
+            f"move {path}{status} out of the repository (there is nothing committed to restore it from, and it "
+            f"may be the only copy){why}"
+        )
+    return f"undo your change to {path}{status}: run `{command}`{_came_in(path, scene)}{why}"
 
 
 def _status(path: str, scene: Scene) -> str:
@@ -183,6 +240,8 @@ Hint = Callable[[Violation, Scene], tuple[str, str]]
 def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
     what = scene.manifest.description if scene.manifest else ""
     job = f" ({what})" if what else ""
+    if "you are on the base branch" in v.message:
+        return "score the agent's branch, not the base: switch to it (`git switch <its name>`) or pass --head", ""
     if scene.mode == RANGE:
         return (
             f"commit the change the job asks for on this branch{job}; the commits after the base change nothing yet",
@@ -213,7 +272,8 @@ def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
     limit = _after(v.message, "max_files_changed is ")
     extra = [c.path for c in scene.changed.values() if scene.manifest and not _granted(c.path, scene)]
     first = extra[0] if extra else None
-    example = f", e.g. `{undo_command(first, scene)}`" if first and scene.mode != TOOL_CALL else ""
+    command = undo_command(first, scene) if first and scene.mode != TOOL_CALL else None
+    example = f", e.g. `{command}`" if command else ""
     return (
         f"change at most {limit or 'the allowed number of'} paths: undo the changes the job does not need{example}",
         "raise max_files_changed if the job needs more files",
@@ -231,7 +291,8 @@ def _granted(path: str, scene: Scene) -> bool:
 def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:
     limit = _after(v.message, "max_hunk_lines is ")
     where = f"{v.path} at line {v.line}" if v.line else (v.path or "")
-    again = "" if scene.mode == TOOL_CALL else f"; to start this file over, run `{undo_command(v.path or '', scene)}`"
+    command = None if scene.mode == TOOL_CALL else undo_command(v.path or "", scene)
+    again = f"; to start this file over, run `{command}`" if command else ""
     return (
         f"split this hunk into smaller edits: the change to {where} is one block of "
         f"{_after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
@@ -324,10 +385,11 @@ def _manifest_path(v: Violation, scene: Scene) -> str:
 
 def _manifest_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     path = _manifest_path(v, scene)
-    if scene.mode == TOOL_CALL:
+    command = None if scene.mode == TOOL_CALL else undo_command(path, scene)
+    if command is None:
         return "leave this file unchanged: it is this job's fence, set by the user", ""
     return (
-        f"restore {path}: the job may not change its own fence. Run `{undo_command(path, scene)}`",
+        f"restore {path}: the job may not change its own fence. Run `{command}`",
         "the job's manifest and its pin change only in a commit on the base branch",
     )
 
@@ -335,8 +397,9 @@ def _manifest_changed(v: Violation, scene: Scene) -> tuple[str, str]:
 def _manifest_invalid(v: Violation, scene: Scene) -> tuple[str, str]:
     path = scene.manifest_rel
     change = scene.changed.get(path) if path else None
-    if path and change is not None:
-        return f"restore {path}, which your change broke: run `{undo_command(path, scene)}`", ""
+    command = undo_command(path, scene) if path and change is not None else None
+    if command:
+        return f"restore {path}, which your change broke: run `{command}`", ""
     return (
         "stop and tell the user that score-diff cannot read this job's fence (see the message); "
         "do not try to repair it yourself",
@@ -346,9 +409,11 @@ def _manifest_invalid(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _manifest_mismatch(v: Violation, scene: Scene) -> tuple[str, str]:
     path = scene.manifest_rel
-    if path and scene.mode in (WORKTREE, RANGE):
+    change = scene.changed.get(path) if path else None
+    command = undo_command(path, scene) if path and change is not None and scene.mode != TOOL_CALL else None
+    if path and command and not uncommitted_fence(path, scene):
         return (
-            f"restore {path} to the approved version: run `{undo_command(path, scene)}`",
+            f"restore {path} to the approved version: run `{command}`",
             "if the new manifest is approved, write its pin with `score-diff pin` and commit both on the base branch",
         )
     return (
@@ -465,11 +530,8 @@ def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    again = (
-        ""
-        if scene.mode == TOOL_CALL
-        else (f"; to put the whole file back, run `{undo_command(path, scene)}`{_came_in(path, scene)}")
-    )
+    command = None if scene.mode == TOOL_CALL else undo_command(path, scene)
+    again = f"; to put the whole file back, run `{command}`{_came_in(path, scene)}" if command else ""
     return (
         f"put back what the test lost in {path} (the message names it): tests may be added, never weakened, "
         f"so make the code pass the existing test instead{again}",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from .. import model
 from ..manifest.jobs import JOBS_DIR, is_fence_path
+from ..manifest.pin import PIN_SUFFIX
 from ..model import ChangedPath, Inspection, Violation
 from .job import Job
 
@@ -134,9 +135,12 @@ def _binary_message(c: ChangedPath) -> str:
 
 def check_manifest_unchanged(ins: Inspection, job: Job) -> list[Violation]:
     found = []
+    own = job.manifest_in_repo
     for c in ins.changed:
-        if job.manifest_in_repo is not None and job.manifest_in_repo in c.paths:
-            found.append(Violation("manifest-changed", "the job may not edit its own manifest", job.manifest_in_repo))
+        if own is not None and own in c.paths:
+            found.append(Violation("manifest-changed", "the job may not edit its own manifest", own))
+        elif own is not None and own + PIN_SUFFIX in c.paths:  # the pin is the fence as much as the manifest
+            found.append(Violation("manifest-changed", "the job may not edit its manifest's pin", own + PIN_SUFFIX))
         elif any(is_fence_path(p) for p in c.paths):  # another job's fence, or one this branch brings
             found.append(
                 Violation(

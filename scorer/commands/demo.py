@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import ScoreDiffError
+from ..errors import ScoreDiffError, UsageError
 from . import Context
 
 BUGGY = '''"""Prices."""
@@ -189,6 +189,8 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     """Run the walkthrough; `--keep DIR` builds it in DIR and leaves it there."""
     if args.keep:
         root = Path(ctx.cwd, args.keep).resolve()
+        if root.exists() or root.is_symlink():  # the person named a place that is taken: their mistake
+            raise UsageError(f"score-diff demo: --keep {args.keep}: {root} already exists; name a new directory")
         try:
             root.mkdir(parents=True, exist_ok=False)
         except OSError as exc:

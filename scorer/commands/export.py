@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from ..errors import UsageError
 from . import Context
 from .shared import add_log_db, add_repo, log_path
 
@@ -21,7 +22,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..decision_log import export
 
-    counts = export(log_path(args, ctx), Path(os.path.join(ctx.cwd, args.out)))
+    out = Path(os.path.join(ctx.cwd, args.out))
+    if out.is_dir():
+        raise UsageError(
+            f"score-diff export: --out {args.out} is a directory; name the file to write, "
+            f"e.g. {os.path.join(args.out, 'decisions.jsonl')}"
+        )
+    counts = export(log_path(args, ctx), out)
     ctx.stderr.write("redacted: " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())) + "\n")
     ctx.stdout.write(f"wrote {args.out}\n")
     return 0

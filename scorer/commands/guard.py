@@ -47,6 +47,9 @@ def run_argv(words: Sequence[str], ctx: Context) -> int:
         from ..guard.install import run_install
 
         return run_install(words[1:], ctx.environ, ctx.stdout, ctx.cwd)
+    mistyped = bool(words) and not words[0].startswith("-")
+    if mistyped or (not {"-h", "--help"} & set(words) and _from_a_terminal(ctx)):
+        return _usage(words[:1] if mistyped else [], ctx)  # a person at a prompt, not an agent's hook
     opts: Any = _hook_options(words)
     try:
         opts = opts or guard_parser().parse_args(words)
@@ -55,6 +58,28 @@ def run_argv(words: Sequence[str], ctx: Context) -> int:
             return 0
         return _blocked(words, "bad command line (see score-diff guard --help)", ctx.stdout, ctx.stderr)
     return run(opts, ctx)
+
+
+def _from_a_terminal(ctx: Context) -> bool:
+    try:
+        return bool(ctx.stdin.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _usage(words: Sequence[str], ctx: Context) -> int:
+    """A mistyped subcommand, or no payload because stdin is a terminal: usage, exit 2 (still blocking)."""
+    what = f"unknown guard subcommand {words[0]!r} (did you mean 'install'?)" if words else "no payload on stdin"
+    ctx.stdout.write(
+        f"score-diff guard: {what}\n"
+        "usage: score-diff guard [--agent claude|codex|gemini|copilot] [--manifest PATH] [--shadow] "
+        "[--log-db PATH] [--no-log] < payload.json\n"
+        "       score-diff guard install --agent claude|codex|gemini|copilot [--repo DIR] [--print]\n"
+        "The agent's hook runs `score-diff guard` with one tool-call payload on stdin; to set that up, "
+        "run score-diff guard install --agent claude (docs/guard.md).\n"
+        "score-diff guard: failed (usage)\n"
+    )
+    return 2
 
 
 _VALUED = {"--agent": "agent", "--manifest": "manifest", "--log-db": "log_db"}

@@ -15,8 +15,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_repo(p)
     p.add_argument("--job", help="only this job_id")
     p.add_argument("--verdict", choices=("PASS", "FAIL"), help="only decisions with this verdict")
-    p.add_argument("--limit", type=int, help="at most N decisions")
+    p.add_argument("--limit", type=_count, metavar="N", help="at most N decisions (N >= 1)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _count(text: str) -> int:
+    """A positive whole number: argparse turns the ValueError into a usage error that names --limit."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:

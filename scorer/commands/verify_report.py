@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import ScoreDiffError, UsageError
+from ..errors import UsageError
 from . import Context
 from .shared import repository
 
@@ -27,15 +27,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _read_report(path: str, shown: str) -> dict[str, object]:
+    """The report file as JSON; a file that cannot be read, or is not a score-diff JSON report, is
+    the caller's mistake (a usage error naming what to pass), never a report that fails to bind."""
+    wanted = "pass the file written by score-diff --format json --output FILE"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            report = json.load(fh)
+    except OSError as exc:
+        raise UsageError(f"score-diff verify-report: cannot read {shown}: {exc.strerror or exc}; {wanted}") from exc
+    except ValueError as exc:
+        raise UsageError(f"score-diff verify-report: {shown} is not JSON ({exc}); {wanted}") from exc
+    if not isinstance(report, dict) or not {"score_diff_version", "result", "binding"} & set(report):
+        raise UsageError(f"score-diff verify-report: {shown} is not a score-diff JSON report; {wanted}")
+    return report
+
+
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..manifest.load import load_manifest
     from ..verify import verify_report
 
-    try:
-        with open(os.path.join(ctx.cwd, args.report), encoding="utf-8") as fh:
-            report = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise ScoreDiffError(f"cannot read report {args.report}: {exc}") from exc
+    report = _read_report(os.path.join(ctx.cwd, args.report), args.report)
     if not (args.base or args.head or args.manifest):
         # With nothing to compare, any PASS-shaped file (head all zeros) would "bind to this merge".
         raise UsageError(

@@ -111,6 +111,23 @@ def _validate_schema(data: Any) -> None:
         raise ManifestError(problems)
 
 
+def _root_only_warnings(raw: list[str]) -> tuple[str, ...]:
+    """One warning for every forbidden entry that matches only at the root, read as written: the
+    same entry spelt `./setup.py` names the root file exactly, and is not warned about."""
+    entries = [e for e in raw if globs.root_only_warning(e.replace("\\", "/"))]
+    if not entries:
+        return ()
+    listed = ", ".join(repr(e) for e in entries)
+    anywhere = ", ".join(repr(f"**/{e}") for e in entries)
+    exactly = ", ".join(repr(f"./{e}") for e in entries)
+    one = len(entries) == 1
+    return (
+        f"forbidden_globs {'entry' if one else 'entries'} {listed} {'matches' if one else 'match'} only at "
+        f"the repository root; write {anywhere} to forbid {'it' if one else 'them'} at any depth, or "
+        f"{exactly} to name the root {'file' if one else 'files'} exactly (no warning)",
+    )
+
+
 def _clean_paths(data: dict[str, Any]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
     cleaned: dict[str, tuple[str, ...]] = {}
     problems = []
@@ -188,7 +205,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     problems += _check_report(data)
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(problems))
-    warnings = tuple(w for w in map(globs.root_only_warning, paths["forbidden_globs"]) if w)
+    warnings = _root_only_warnings(data.get("forbidden_globs", []))
     simple: dict[str, Any] = {k: v for k, v in data.items() if k not in PATH_KEYS and k != "$schema"}
     for key in (
         "required_test",

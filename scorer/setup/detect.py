@@ -88,14 +88,15 @@ def sensitive_globs_present(files: Sequence[str], manifest_path: str) -> list[st
             continue
         parts = f.split("/")
         ancestor = next(("/".join(parts[:i]) for i in range(1, len(parts)) if classify("/".join(parts[:i]))), None)
-        found.add(f"{ancestor}/**" if ancestor else f)
+        # A root file is spelt ./NAME: the root file exactly, which load's root-only warning leaves alone.
+        found.add(f"{ancestor}/**" if ancestor else f if "/" in f else f"./{f}")
     return sorted(found)
 
 
 def source_globs(files: Sequence[str], tests: Sequence[str], forbidden: Sequence[str]) -> list[str]:
     """The top-level directories that look like code (not tests, docs or hidden), as `dir/**`."""
     tops = {f.split("/")[0] for f in files if "/" in f}
-    skip = {t.split("/")[0] for t in tests} | {g.removesuffix("/**") for g in forbidden}
+    skip = {t.split("/")[0] for t in tests} | {g.removesuffix("/**").removeprefix("./") for g in forbidden}
     dirs = sorted(d for d in tops if not d.startswith(".") and d.lower() not in NOT_SOURCE and d not in skip)
     return [f"{d}/**" for d in dirs] or ["src/**"]
 
