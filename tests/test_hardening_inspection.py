@@ -24,7 +24,7 @@ from conftest import GitRepo, Outcome, run_cli
 
 from scorer.checks.content import check_added_tokens
 from scorer.checks.job import Job
-from scorer.inspection import files
+from scorer.inspection import worktree
 from scorer.inspection.git import PINNED_ARGS
 from scorer.manifest.load import parse_manifest
 from scorer.model import AddedText
@@ -439,7 +439,7 @@ def test_any_error_reading_an_untracked_file_fails_naming_it(base: GitRepo, monk
             raise error
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "open", refuse)
+    monkeypatch.setattr(worktree.os, "open", refuse)
     out = base.score()
     assert failed_with(out, "hidden-change")
     assert out.paths("hidden-change") == {"allowed/new.py"}
@@ -451,13 +451,13 @@ def test_untracked_file_under_a_directory_swapped_for_a_symlink_is_not_followed(
     outside.mkdir()
     (outside / "x.py").write_text("x = eval(1)\n")
     (base.root / "allowed/sub").symlink_to(outside)
-    got = files.read_untracked(str(base.root), "allowed/sub/x.py")
+    got = worktree.read_untracked(str(base.root), "allowed/sub/x.py")
     assert got.error and not got.data
 
 
 def test_worktree_evidence_past_path_max_is_read(deep: GitRepo) -> None:
     rel = _long_name(deep, "one\ntwo\n")
-    assert files.read_worktree_file(str(deep.root), rel) == b"one\ntwo\n"
+    assert worktree.read_worktree_file(str(deep.root), rel) == b"one\ntwo\n"
 
 
 def test_changed_files_read_in_a_batch_are_read_past_path_max_and_never_through_a_link(
@@ -468,7 +468,7 @@ def test_changed_files_read_in_a_batch_are_read_past_path_max_and_never_through_
     outside.mkdir()
     (outside / "x.py").write_text("x = eval(1)\n")
     (deep.root / "allowed/link").symlink_to(outside)
-    found = files.read_worktree_files(str(deep.root), [rel, "allowed/t.py", "allowed/link/x.py", "allowed/no.py"])
+    found = worktree.read_worktree_files(str(deep.root), [rel, "allowed/t.py", "allowed/link/x.py", "allowed/no.py"])
     assert found == {
         rel: b"one\ntwo\n",
         "allowed/t.py": b"one\ntwo\nthree\n",
@@ -485,10 +485,10 @@ def test_unreadable_worktree_evidence_is_an_error_not_absent(base: GitRepo, monk
             raise PermissionError(13, "Permission denied")
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "open", refuse)
-    with pytest.raises(files.UnreadableFile, match=r"allowed/t\.py.*Permission denied"):
-        files.read_worktree_file(str(base.root), "allowed/t.py")
-    assert files.read_worktree_file(str(base.root), "allowed/missing.py") is None
+    monkeypatch.setattr(worktree.os, "open", refuse)
+    with pytest.raises(worktree.UnreadableFile, match=r"allowed/t\.py.*Permission denied"):
+        worktree.read_worktree_file(str(base.root), "allowed/t.py")
+    assert worktree.read_worktree_file(str(base.root), "allowed/missing.py") is None
 
 
 # --- LFS pointers are opaque content -----------------------------------------------------------------
@@ -761,7 +761,7 @@ def test_unreadable_justification_evidence_stops_scoring_naming_it(repo: GitRepo
             raise PermissionError(13, "Permission denied")
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "open", refuse)
+    monkeypatch.setattr(worktree.os, "open", refuse)
     out = repo.score("--message-file", str(msg))
     assert out.exit_code == 2 and out.last_line.startswith("RESULT: FAIL (could not score")
     assert "src/db/users.py" in out.report["violations"][0]["message"]

@@ -78,7 +78,7 @@ def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str
 
 def _line_counter(root: str) -> Callable[[str], int | None]:
     from ..checks.blast_radius import count_lines
-    from ..inspection.files import read_worktree_file
+    from ..inspection.worktree import read_worktree_file
 
     return lambda path: count_lines(read_worktree_file(root, path))
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, Protocol
 
 from .. import model
 from ..model import AddedText, ChangedPath, Hidden, Hunk, Inspection
-from . import evidence, files, gitparse, hidden
+from . import evidence, gitparse, hidden, worktree
 from .git import Repository
 
 Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
@@ -64,7 +64,7 @@ def start_worktree(repo: Repository, fence: Sequence[str] = ()) -> Finish:
             raise
         listed = early.result()
         unreadable: list[Hidden] = []
-        with files.Walker(root) as walk:  # one walk shares its directory descriptors
+        with worktree.Walker(root) as walk:  # one walk shares its directory descriptors
             changes = [_with_worktree_facts(walk, c) for c in found]
             changes += [_untracked(walk, p, pieces, digest, unreadable) for p in listed.untracked]
         anomalies = hidden.by_index_flags(repo, listed.flagged) + unreadable
@@ -252,13 +252,13 @@ def _plain_file(entry: gitparse.RawEntry) -> bool:
     return gitparse.SYMLINK_MODE not in modes and gitparse.GITLINK_MODE not in modes
 
 
-def _with_worktree_facts(walk: files.Walker, change: ChangedPath) -> ChangedPath:
+def _with_worktree_facts(walk: worktree.Walker, change: ChangedPath) -> ChangedPath:
     if change.status == model.DELETED:
         return change
-    st = files.lstat(walk.root, change.path, walk, quick=True)
+    st = worktree.lstat(walk.root, change.path, walk, quick=True)
     if st is None:
         return change
-    target = files.readlink(walk.root, change.path, walk) if change.symlink else None
+    target = worktree.readlink(walk.root, change.path, walk) if change.symlink else None
     return change._replace(size=st.st_size, symlink_target=target)
 
 
@@ -286,11 +286,11 @@ def _with_blob_sizes(
 
 
 def _untracked(
-    walk: files.Walker, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]
+    walk: worktree.Walker, path: str, pieces: gitparse.Pieces, digest: Any, problems: list[Hidden]
 ) -> ChangedPath:
     if path.endswith("/"):  # an untracked nested repository: git lists only its directory
         return ChangedPath(path=path.rstrip("/"), status=model.ADDED, untracked=True, submodule=True)
-    content = files.read_untracked(walk.root, path, walk)
+    content = worktree.read_untracked(walk.root, path, walk)
     if content.error:
         problems.append(Hidden("unreadable", path, content.error))
     digest.update(os.fsencode(path) + b"\0" + hashlib.sha256(content.data).digest())

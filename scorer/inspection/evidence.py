@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..model import Hidden
-from . import files, gitparse, hidden
+from . import gitparse, hidden, worktree
 from .git import Repository, blob_id
 
 ATTRIBUTES = ("filter", "ident", "working-tree-encoding")
@@ -136,8 +136,8 @@ def _rewritten(repo: Repository, attrs: Mapping[str, Mapping[str, str]]) -> list
     """Files that `ident` or `working-tree-encoding` would store other than they are on disk."""
     rewriting = {p: _rewrite(a) for p, a in attrs.items() if _rewrite(a)}
     root = repo.work_tree
-    with files.Walker(root) as walk:
-        regular = [p for p in sorted(rewriting) if (st := files.lstat(root, p, walk)) and stat.S_ISREG(st.st_mode)]
+    with worktree.Walker(root) as walk:
+        regular = [p for p in sorted(rewriting) if (st := worktree.lstat(root, p, walk)) and stat.S_ISREG(st.st_mode)]
     as_is, as_added = repo.hash_files(regular), repo.hash_files(regular, as_added=True)
     return [Hidden("attribute", p, rewriting[p]) for p, a, b in zip(regular, as_is, as_added, strict=True) if a != b]
 
@@ -175,7 +175,7 @@ def _is_lfs_pointer_to(repo: Repository, sha: str, path: str) -> bool:
     if repo.blob_sizes([sha]).get(sha, POINTER_MAX + 1) > POINTER_MAX:
         return False  # not a pointer, and not to be read whole to find that out
     m = _POINTER.fullmatch(repo.blob(sha))
-    digest = files.sha256(repo.work_tree, path)
+    digest = worktree.sha256(repo.work_tree, path)
     return m is not None and digest is not None and (m.group(1).decode(), int(m.group(2))) == digest
 
 

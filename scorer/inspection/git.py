@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import GitError
-from . import files
+from . import worktree
 
 # gitparse is imported where it is used: the guard's one call (locate) never parses git output.
 
@@ -565,7 +565,7 @@ class Repository:
         Never follows a symlink: a symlink (in git or on disk) reads as absent.
         """
         if rev is None:
-            return files.read_worktree_file(self.work_tree, path)
+            return worktree.read_worktree_file(self.work_tree, path)
         from . import gitparse
 
         out = self.run("ls-tree", "-z", "--full-tree", rev, "--", path, literal=True)
@@ -578,7 +578,7 @@ class Repository:
         """Several regular files' bytes at `rev` in one git call (`cat-file --batch`), or from the
         working tree when rev is None; None where a path is absent or not a file."""
         if rev is None:
-            return files.read_worktree_files(self.work_tree, list(paths))
+            return worktree.read_worktree_files(self.work_tree, list(paths))
         found: dict[str, bytes | None] = {p: self.read_file(rev, p) for p in paths if "\n" in p}  # no batch line
         batch = [p for p in paths if "\n" not in p]
         if not batch:

@@ -10,7 +10,7 @@ import stat
 
 from ..errors import UnreadableFile
 from ..model import Hidden
-from . import files, gitparse
+from . import gitparse, worktree
 from .git import Repository, blob_id
 
 
@@ -53,22 +53,22 @@ def on_disk(repo: Repository, paths: list[str], index: dict[str, tuple[str, str]
     """
     found: dict[str, tuple[str, str | None]] = {}
     root = repo.work_tree
-    with files.Walker(root) as walk:
+    with worktree.Walker(root) as walk:
         for p in sorted(paths):
-            st = files.lstat(root, p, walk, quick=True)
+            st = worktree.lstat(root, p, walk, quick=True)
             if st is None:
                 continue
             like = index.get(p, ("", ""))[1]
             if stat.S_ISREG(st.st_mode):  # never a FIFO or device: reading one could block or never end
                 found[p] = ("100755" if st.st_mode & stat.S_IXUSR else "100644", _blob_of_file(walk, p, like))
-            elif stat.S_ISLNK(st.st_mode) and (target := files.readlink(root, p, walk)) is not None:
+            elif stat.S_ISLNK(st.st_mode) and (target := worktree.readlink(root, p, walk)) is not None:
                 found[p] = (gitparse.SYMLINK_MODE, blob_id(os.fsencode(target), like))
             else:
                 found[p] = (oct(st.st_mode), None)  # a directory, FIFO or device is never the indexed blob
     return found
 
 
-def _blob_of_file(walk: files.Walker, path: str, like: str) -> str | None:
+def _blob_of_file(walk: worktree.Walker, path: str, like: str) -> str | None:
     try:
         return walk.blob_id(path, sha256=len(like) == 64)
     except OSError as exc:
@@ -96,7 +96,7 @@ def ignored_gitignores(root: str, ignored: list[str]) -> list[Hidden]:
 def _tool_cache(root: str, path: str) -> bool:
     if posixpath.basename(posixpath.dirname(path)) not in TOOL_CACHES:
         return False
-    data = files.read_worktree_file(root, path)
+    data = worktree.read_worktree_file(root, path)
     if data is None or len(data) > 4096:
         return False
     rules = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from . import files, gitparse
+from . import gitparse, worktree
 from .git import Repository
 
 
@@ -33,7 +33,7 @@ def start(repo: Repository) -> Callable[[], Snapshot]:
 
     def finish() -> Snapshot:
         headers, listed = gitparse.status_records(repo.finish(status))
-        content = {path: files.fingerprint(repo.work_tree, path) for path in listed}
+        content = {path: worktree.fingerprint(repo.work_tree, path) for path in listed}
         return Snapshot(headers, gitparse.index_records(repo.finish(index)), listed, content)
 
     return finish

@@ -159,8 +159,7 @@ def _check_patterns(patterns: list[str]) -> list[str]:
 
 def _check_names(data: dict[str, Any]) -> list[str]:
     """A built-in category or detector is turned off only by its exact name."""
-    from ..checks.detectors import DETECTOR_IDS
-    from ..checks.sensitive import CATEGORIES
+    from ..builtin_names import DETECTOR_IDS, SENSITIVE_CATEGORIES
 
     detectors = DETECTOR_IDS
     if data.get("disabled_detectors"):  # the cheat checks (and their ast reading) load only when named
@@ -168,7 +167,7 @@ def _check_names(data: dict[str, Any]) -> list[str]:
 
         detectors = DETECTOR_IDS | CHEAT_IDS
     problems = []
-    for key, known in (("sensitive_exempt", CATEGORIES), ("disabled_detectors", detectors)):
+    for key, known in (("sensitive_exempt", SENSITIVE_CATEGORIES), ("disabled_detectors", detectors)):
         for i, name in enumerate(data.get(key, [])):
             if name not in known:
                 close = difflib.get_close_matches(name, sorted(known), n=1)

@@ -1,0 +1,19 @@
+"""The names a manifest may turn off (scorer/builtin_names.py) are exactly the tables' own."""
+
+from __future__ import annotations
+
+from scorer.builtin_names import DETECTOR_IDS, SENSITIVE_CATEGORIES
+from scorer.checks.detector_table import DETECTORS
+from scorer.checks.sensitive import SENSITIVE
+
+
+def test_detector_ids_are_the_tables() -> None:
+    table = {d.id for d in DETECTORS}
+    assert len(table) == len(DETECTORS)  # ids are unique
+    assert table == DETECTOR_IDS, "add or remove the id in scorer/builtin_names.py as well"
+
+
+def test_sensitive_categories_are_the_tables() -> None:
+    assert {rule.category for rule in SENSITIVE} == SENSITIVE_CATEGORIES, (
+        "add or remove the category in scorer/builtin_names.py as well"
+    )
