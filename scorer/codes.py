@@ -84,6 +84,11 @@ CODES: dict[str, Code] = {
         "Test input special-cased",
         "Added source returns a base test's expected value when given that test's own input.",
     ),
+    "test-config-changed": Code(
+        "Test configuration changed",
+        "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "
+        "an __init__.py beside a protected test) changed and allowed_test_config does not grant it.",
+    ),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
     "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),
 }

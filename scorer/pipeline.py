@@ -391,12 +391,16 @@ def _on_the_base(violations: list[Violation], ins: Inspection, opts: Options) ->
 
 def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
     """Protected tests, compared with the base: HEAD in worktree mode, the merge-base in --base mode."""
-    from .checks.protected import check_protected_tests
+    from .checks.protected import check_protected_tests, check_test_config
 
     base_rev = ins.base if ins.mode == "range" else ins.head
     read_base = partial(repo.read_files, base_rev) if base_rev else None
     read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
-    return check_protected_tests(ins, job, read_base, read_new)
+    list_base = partial(repo.names_under, base_rev) if base_rev else None
+    return [
+        *check_protected_tests(ins, job, read_base, read_new),
+        *check_test_config(ins, job, read_base, read_new, list_base),
+    ]
 
 
 def _cheats(repo: Repository, ins: Inspection, job: Job) -> tuple[list[Violation], list[str]]:

@@ -231,3 +231,128 @@ def test_an_editable_install_of_the_developers_tree_is_not_the_code_under_test(
 
 def _no_pythonpath() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+# --- test configuration is part of the fence -------------------------------------------------------
+
+PYPROJECT = '[project]\nname = "calc"\nversion = "1"\n\n[tool.pytest.ini_options]\naddopts = "-ra"\n'
+SETUP_CFG = "[flake8]\nmax-line-length = 100\n\n[tool:pytest]\naddopts = -ra\n"
+
+
+@pytest.fixture
+def configured(project: GitRepo) -> GitRepo:
+    """The base has a conftest.py, a pyproject.toml and a setup.cfg with pytest sections, and tests/__init__.py."""
+    project.git("checkout", "-q", "main")
+    project.write("tests/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n")
+    project.write("tests/__init__.py", "")
+    project.write("pyproject.toml", PYPROJECT)
+    project.write("setup.cfg", SETUP_CFG)
+    project.write("pkg/__init__.py", "")
+    project.commit("configure")
+    project.git("checkout", "-q", "agent-fix")
+    project.git("merge", "-q", "--ff-only", "main")
+    project.write("calc.py", FIXED)
+    project.manifest(
+        allowed_paths=["calc.py", "tests/**", "pyproject.toml", "setup.cfg", "pytest.ini", "pkg/**"],
+        protected_tests=["tests/test_*.py"],
+        required_test=PYTEST,
+    )
+    return project
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("tests/conftest.py", REWRITE_REPORTS),  # edited
+        ("tests/deeper/conftest.py", REWRITE_REPORTS),  # new, anywhere
+        ("pytest.ini", "[pytest]\naddopts = -p no:randomly\n"),
+        ("pyproject.toml", PYPROJECT.replace('"-ra"', '"-ra -p calc_plugin"')),
+        ("pyproject.toml", PYPROJECT + '\n[tool.pytest]\nminversion = "9"\n'),
+        ("setup.cfg", SETUP_CFG.replace("-ra", "--deselect tests/test_calc.py")),
+        ("setup.cfg", SETUP_CFG + "\n[tool:pytest]\naddopts = -k zero\n"),  # a second section of the same name
+        ("tests/__init__.py", "import calc\ncalc.add = lambda a, b: a + b\n"),
+    ],
+    ids=[
+        "conftest",
+        "new-conftest",
+        "pytest-ini",
+        "pyproject-addopts",
+        "pyproject-tool-pytest",
+        "setup-cfg",
+        "setup-cfg-2",
+        "init",
+    ],
+)
+def test_a_change_to_the_test_configuration_is_a_violation(configured: GitRepo, path: str, text: str) -> None:
+    configured.write(path, text)
+    out = _score(configured)
+    assert out.exit_code == 1 and "test-config-changed" in out.codes, out.text
+    assert out.paths("test-config-changed") == {path}
+    hint = next(v for v in out.report["violations"] if v["code"] == "test-config-changed")["hint"]
+    assert hint.startswith(f"undo your change to {path}") and "allowed_test_config" not in hint
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("pyproject.toml", PYPROJECT.replace('version = "1"', 'version = "2"')),  # another section
+        ("setup.cfg", SETUP_CFG.replace("100", "120")),  # flake8's section
+        ("pkg/__init__.py", "VERSION = 2\n"),  # a package of the code, not beside a test
+        ("tests/test_new.py", "def test_more():\n    pass\n"),  # a new test is not configuration
+    ],
+    ids=["pyproject-other", "setup-cfg-other", "source-init", "new-test"],
+)
+def test_changes_beside_the_test_configuration_pass(configured: GitRepo, path: str, text: str) -> None:
+    configured.write(path, text)
+    out = _score(configured)
+    assert _passed(out), out.text
+
+
+def test_a_granted_conftest_change_passes_and_runs_in_every_pass(configured: GitRepo) -> None:
+    configured.manifest(
+        allowed_paths=["calc.py", "tests/**"],
+        protected_tests=["tests/**"],
+        required_test=PYTEST,
+        allowed_test_config=["tests/conftest.py"],
+    )
+    configured.write("tests/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef three():\n    return 3\n")
+    configured.write("tests/test_calc.py", SPEC + "\n\ndef test_three(three):\n    assert add(1, 2) == three\n")
+    out = _score(configured)
+    assert _passed(out), out.text
+
+
+def test_an_ungranted_conftest_change_is_reported_by_the_fence_before_the_test(configured: GitRepo) -> None:
+    configured.write("tests/conftest.py", REWRITE_REPORTS)
+    configured.manifest(allowed_paths=["calc.py", "tests/**"], protected_tests=["tests/**"], required_test=PYTEST)
+    out = _score(configured)
+    assert out.codes == {"test-config-changed"} and out.report["test"]["status"] == "not-run", out.text
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PYTEST_ADDOPTS", "-k zero"),
+        ("PYTEST_PLUGINS", "cheat_plugin"),
+        ("PYTHONPATH", "SHADOW"),
+    ],
+)
+def test_variables_that_steer_pytest_never_reach_the_test(
+    project: GitRepo, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    """Even when test_env names them: the job's session sets their values."""
+    shadow = project.scratch / "shadow"
+    shadow.mkdir()
+    (shadow / "calc.py").write_text(FIXED)
+    monkeypatch.setenv(name, value.replace("SHADOW", str(shadow)))
+    monkeypatch.setenv("PYTHONPATH", f"{os.environ.get('PYTHONPATH', '')}{os.pathsep}{shadow}")
+    project.manifest(
+        allowed_paths=["calc.py", "cheat_plugin.py", "tests/**"],
+        protected_tests=["tests/**"],
+        required_test=PYTEST,
+        test_env=[name],
+    )
+    project.write("calc.py", BUGGY + "# reworded\n")
+    project.write("cheat_plugin.py", REWRITE_REPORTS)  # importable from the checkout's root
+    out = _score(project)
+    assert out.exit_code == 1 and out.codes == {"test-failed"}, out.text
+    assert any(f"test_env names {name}: never passed" in w for w in out.report["warnings"])

@@ -552,6 +552,16 @@ def _cheat(do: str, detector: str) -> Hint:
     return hint
 
 
+def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
+    path = v.path or ""
+    undo = "" if scene.mode == TOOL_CALL else f": run `{undo_command(path, scene)}`{_came_in(path, scene)}"
+    return (
+        f"undo your change to {path}{undo}; the base's tests run under the base's test configuration, so "
+        "make the code pass them, and put a fixture or helper a new test needs in that test's own module",
+        "grant the file in allowed_test_config if the job must change how tests are collected",
+    )
+
+
 def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
     return (
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
@@ -623,6 +633,7 @@ _HINTS: dict[str, Hint] = {
         "path that handles such inputs in general",
         "special-cased-input",
     ),
+    "test-config-changed": _test_config_changed,
     "git-error": _git_error,
     "internal-error": _internal,
     # the guard's own findings

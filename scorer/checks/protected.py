@@ -9,6 +9,7 @@ by line patterns on the removed and added lines.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from .. import model
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
+from ..testrun import pytest_config
 from . import assertions
 from .job import Job
 
@@ -134,3 +136,44 @@ def _by_lines(c: ChangedPath, base: bytes | None, new: bytes | None) -> list[Vio
         if _SKIP.search(text) and _WORDS.sub("", text) not in was
     ]
     return found
+
+
+ListDir = Callable[[str], Sequence[str]]  # repo-relative file paths in a directory at the base
+
+
+def check_test_config(
+    ins: Inspection, job: Job, read_base: ReadFiles | None, read_new: ReadFiles, list_base: ListDir | None
+) -> list[Violation]:
+    """test-config-changed for each file pytest reads its collection and reporting from that the
+    change touched and the manifest does not grant (`allowed_test_config`)."""
+    granted = PathMatcher(job.manifest.allowed_test_config)
+    protected = protected_matcher(job)
+    sides = sorted({p for c in ins.changed for p in c.paths if not granted(p)})
+    found = [_config_violation(p, "a conftest.py or pytest.ini") for p in sides if pytest_config.is_whole_file(p)]
+    sections = [p for p in sides if pytest_config.has_sections(p)]
+    if sections:
+        old = read_base(sections) if read_base else {}
+        new = read_new(sections)
+        found += [
+            _config_violation(p, "its pytest section")
+            for p in sections
+            if pytest_config.config_changed(p, old.get(p), new.get(p))
+        ]
+    changed = {p for c in ins.changed for p in c.paths}
+    for init in (p for p in sides if posixpath.basename(p) == "__init__.py"):
+        folder = posixpath.dirname(init)
+        beside = [p for p in changed if posixpath.dirname(p) == folder]
+        if list_base is not None and folder:
+            beside += list_base(folder)
+        if any(protected(p) and p.endswith(".py") and p != init for p in beside):
+            found.append(_config_violation(init, "an __init__.py beside a protected test"))
+    return found
+
+
+def _config_violation(path: str, what: str) -> Violation:
+    return Violation(
+        "test-config-changed",
+        f"changes how pytest collects or reports tests ({what}); the base's version is the one the "
+        "required test's spec pass runs",
+        path,
+    )

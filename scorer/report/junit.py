@@ -30,7 +30,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "justification": ("bad-justification",),
     "secret": ("secret",),
     "risky-shell": ("risky-shell",),
-    "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened", "test-empty"),
+    "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened", "test-empty", "test-config-changed"),
     "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
     "internal": ("internal-error",),
 }

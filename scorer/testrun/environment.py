@@ -41,9 +41,36 @@ HARDENED = {
 }
 
 
+# Never passed, even when test_env names them: the job's session sets their values, and each
+# steers what the test collects, loads or reports (docs/required-test.md#the-environment).
+NEVER_PASSED = frozenset(
+    {
+        "PYTEST_ADDOPTS",
+        "PYTEST_PLUGINS",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+        "PYTHONPATH",  # the checkout's own paths are set instead (session)
+        "PYTHONHOME",
+        "PYTHONSTARTUP",
+        "PYTHONINSPECT",
+        "PYTHONSAFEPATH",
+        "PYTHONUSERBASE",
+        "PYTHONBREAKPOINT",
+        "PYTHONEXECUTABLE",
+        "PYTHONWARNINGS",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "DYLD_INSERT_LIBRARIES",
+        "DYLD_LIBRARY_PATH",
+        "NODE_OPTIONS",
+        "GOFLAGS",
+    }
+)
+
+
 def test_environment(environ: Mapping[str, str], extra: Sequence[str]) -> dict[str, str]:
     """The allowlisted environment, hardened, without the pre-commit hook's private virtualenv."""
-    env = {k: environ[k] for k in (*BASE_ENV, *extra) if k in environ}
+    env = {k: environ[k] for k in (*BASE_ENV, *extra) if k in environ and k not in NEVER_PASSED}
     env.update({k: v for k, v in HARDENED.items() if k not in extra})
     if "PATH" in env:
         env["PATH"] = _search_path(env["PATH"], environ)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
 from . import checkout, evidence, run_test
-from .environment import program_inside, test_environment
+from .environment import NEVER_PASSED, program_inside, test_environment
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -48,6 +48,9 @@ def run_required(
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    refused = sorted(set(manifest.test_env) & NEVER_PASSED)
+    if refused:
+        test = _note(test, f"test_env names {', '.join(refused)}: never passed to the required test")
     env = test_environment(environ, manifest.test_env)
     inside = program_inside(manifest.required_test[0], env, repo.root) if repo.root else None
     if inside is not None:
@@ -149,11 +152,11 @@ def _run(
 
 
 def _checkout_environment(env: dict[str, str], root: str) -> dict[str, str]:
-    """The code under test is the checkout's: its root (and src/, for a src layout) lead
-    PYTHONPATH, ahead of an editable install's path into the developer's tree."""
+    """The code under test is the checkout's: its root (and src/, for a src layout) are
+    PYTHONPATH, ahead of an editable install's path into the developer's tree (the caller's
+    PYTHONPATH never reaches the test: environment.NEVER_PASSED)."""
     lead = [d for d in (os.path.join(root, "src"), root) if os.path.isdir(d) and not os.path.islink(d)]
-    rest = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
-    return {**env, "PYTHONPATH": os.pathsep.join([*lead, *rest])}
+    return {**env, "PYTHONPATH": os.pathsep.join(lead)}
 
 
 def _program(argv: tuple[str, ...], root: str, repo_root: str | None) -> tuple[str, ...]:
