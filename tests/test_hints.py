@@ -75,6 +75,11 @@ MESSAGES = {
         None,
     ),
     "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),
+    "test-config-changed": (
+        "changes how pytest collects or reports tests (a conftest.py or pytest.ini)",
+        "tests/conftest.py",
+        None,
+    ),
     "test-runner-detected": ("looks for 'pytest' in sys.modules: code that behaves differently", "src/a.py", 3),
     "constant-equality": ("Money.__eq__ always returns True: no comparison with it can fail", "src/a.py", 9),
     "special-cased-input": ("returns 'b' when given 'a b': a base test's own input", "src/a.py", 4),
