@@ -34,12 +34,16 @@ CODES: dict[str, Code] = {
     ),
     "submodule": Code("Submodule changed", "A submodule (gitlink) changed and allow_submodules is false."),
     "unmerged": Code("Unmerged path", "The index has unresolved merge conflicts."),
+    "merge-conflict": Code(
+        "Merging the branch into the base conflicts",
+        "What merging head into the base would change cannot be established: the merge conflicts on this path.",
+    ),
     "hidden-change": Code(
         "Change hidden from git",
         "Index flags, attributes or configuration would hide a change from git diff, a file cannot be read, or "
         "the staged blob is not the working-tree file.",
     ),
-    "manifest-changed": Code("Manifest changed by the job", "The job edited its own manifest."),
+    "manifest-changed": Code("Manifest changed by the job", "The job edited its own manifest or its pin."),
     "manifest-invalid": Code("Manifest invalid", "The manifest is missing, unreadable or fails its schema.", True),
     "manifest-hash-mismatch": Code(
         "Manifest does not match its pin", "The manifest's sha256 differs from the pinned digest.", True

@@ -33,11 +33,14 @@ def _message(h: Hidden) -> str:
         "remove it or commit the ignore rule",
         "filter-driver": f"git config sets {h.detail}: a clean filter can rewrite file content before git "
         "compares it; remove it",
+        "merge-conflict": "merging this branch into the base conflicts here, so what the merge would change "
+        "cannot be scored; the branch's own commits were scored instead",
     }.get(h.kind, f"git would not show this change ({h.kind})")
 
 
 def check_inspection(ins: Inspection, job: Job) -> list[Violation]:
     """Unmerged paths and hidden changes the inspector found."""
-    return [
-        Violation("unmerged" if h.kind == "unmerged" else "hidden-change", _message(h), h.path) for h in ins.anomalies
-    ]
+    return [Violation(_CODES.get(h.kind, "hidden-change"), _message(h), h.path) for h in ins.anomalies]
+
+
+_CODES = {"unmerged": "unmerged", "merge-conflict": "merge-conflict"}

@@ -359,6 +359,15 @@ def _unmerged(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
+def _merge_conflict(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (
+        f"merge the base branch into this branch and resolve the conflict in {v.path} there (`git merge "
+        "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
+        "rerun score-diff",
+        "",
+    )
+
+
 def _hidden(v: Violation, scene: Scene) -> tuple[str, str]:
     path, msg = v.path or "", v.message
     flag = re.match(r"the index flag (\S+) hides", msg)
@@ -605,6 +614,7 @@ _HINTS: dict[str, Hint] = {
     "symlink": _kind("symlinks", "write a regular file instead of a symlink", "allow_symlinks"),
     "submodule": _kind("submodules", "leave nested repositories and submodules alone", "allow_submodules"),
     "unmerged": _unmerged,
+    "merge-conflict": _merge_conflict,
     "hidden-change": _hidden,
     "manifest-changed": _manifest_changed,
     "manifest-invalid": _manifest_invalid,

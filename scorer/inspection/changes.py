@@ -148,19 +148,20 @@ class _Background:
 def inspect_range(
     repo: Repository, base: str, head: str | None, need_sizes: bool = False, watch: Watch | None = None
 ) -> Inspection:
-    """The commits from the merge-base of base and head to head."""
+    """What merging head into base would change: the commits from the merge-base to head when
+    base's tip is that merge-base, otherwise the merge's own result against base's tip."""
     head_sha = repo.resolve(head or "HEAD")
-    base_sha = repo.merge_base(repo.resolve(base), head_sha)
+    tip = repo.resolve(base)
+    base_sha = repo.merge_base(tip, head_sha)
+    old, new, conflicts = _what_the_merge_changes(repo, tip, base_sha, head_sha)
     pieces, digest = gitparse.Pieces(), hashlib.sha256()
-    changes, entries, sectionless = _changes(
-        repo, repo.start_diff(base_sha, head_sha), base_sha, head_sha, pieces, digest, watch
-    )
+    changes, entries, sectionless = _changes(repo, repo.start_diff(old, new), old, new, pieces, digest, watch)
     changes = _with_link_targets(repo, changes, entries)
     if need_sizes:
         changes = _with_blob_sizes(repo, changes, entries)
     # The head's own .gitattributes decide what a checkout of it makes of each blob.
     paths = _content_paths(changes)
-    filters = evidence.lfs_tracked(repo.check_attr(paths, ("filter",), tree=head_sha), {})
+    filters = evidence.lfs_tracked(repo.check_attr(paths, ("filter",), tree=new), {})
     return Inspection(
         mode="range",
         repo_root=repo.root,
@@ -170,8 +171,24 @@ def inspect_range(
         changed=tuple(_opaque(changes, filters)),
         added=pieces.build(),
         change_digest=digest.hexdigest(),
-        anomalies=tuple(Hidden("sectionless", p) for p in sectionless),
+        anomalies=(*conflicts, *(Hidden("sectionless", p) for p in sectionless)),
     )
+
+
+def _what_the_merge_changes(repo: Repository, tip: str, merge_base: str, head: str) -> tuple[str, str, list[Hidden]]:
+    """(old, new, conflicts): the two sides of the diff that is scored.
+
+    `git merge-base` names one merge-base; a criss-cross history has several, and the diff from
+    any one of them can miss what the merge itself does to base (a fix on base reverted). So
+    when base's tip is not that merge-base, the merge is made (`merge-tree`) and what it changes
+    on base's tip is scored. A conflict is a finding: the branch's own commits are scored then,
+    and every conflicted path fails."""
+    if tip == merge_base:  # head contains base: merging it is a fast-forward to head
+        return merge_base, head, []
+    tree, conflicted = repo.merge_tree(tip, head)
+    if conflicted:
+        return merge_base, head, [Hidden("merge-conflict", p) for p in conflicted]
+    return tip, tree, []
 
 
 def _changes(

@@ -404,6 +404,30 @@ class Repository:
             raise GitError(f"{base} and {head} have no common ancestor (fetch full history: fetch-depth 0)")
         return out.decode().strip()
 
+    def merge_tree(self, ours: str, theirs: str) -> tuple[str, list[str]]:
+        """(tree, conflicted paths) of merging `theirs` into `ours`, as `git merge` would make it,
+        computed without a working tree or index (`merge-tree --write-tree`, git 2.38+): the merge's
+        own virtual base, so several merge-bases (a criss-cross) are merged the way git merges them.
+        The options that decide where a merge puts a file are pinned to git's defaults."""
+        proc = self.start(
+            *("-c", "merge.renames=true", "-c", "merge.directoryRenames=conflict", "-c", "merge.renormalize=false"),
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "--no-messages",
+            "-z",
+            ours,
+            theirs,
+        )
+        out = self.finish(proc, ok=(0, 1))
+        tree, *paths = out.split(b"\0")
+        if not _FULL_ID.fullmatch(tree.decode("ascii", "replace")):
+            raise GitError(f"git merge-tree wrote no tree for {ours} and {theirs} (git 2.38 or later is needed)")
+        conflicted = sorted({os.fsdecode(p) for p in paths if p})
+        if proc.returncode == 1 and not conflicted:
+            raise GitError(f"git merge-tree reported a conflict between {ours} and {theirs} but named no path")
+        return tree.decode("ascii"), conflicted
+
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         """Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor)."""
         proc = self.start("merge-base", "--is-ancestor", ancestor, descendant)

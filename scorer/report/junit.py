@@ -24,7 +24,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "token": ("forbidden-token", "unreadable-encoding"),
     "size": ("too-many-files", "hunk-too-large", "diff-too-large", "file-too-large"),
     "kinds": ("binary-file", "symlink", "submodule"),
-    "git-state": ("unmerged", "hidden-change", "git-error"),
+    "git-state": ("unmerged", "merge-conflict", "hidden-change", "git-error"),
     "manifest": ("manifest-changed", "manifest-invalid", "manifest-hash-mismatch"),
     "sensitive": ("sensitive-path",),
     "justification": ("bad-justification",),
