@@ -50,6 +50,7 @@ MESSAGES = {
     "symlink": ("symlink to 'b'", "src/link", None),
     "submodule": ("submodule or nested repository changed", "src/vendor", None),
     "unmerged": ("unresolved merge conflict in the index", "src/a.py", None),
+    "merge-conflict": ("merging this branch into the base conflicts here", "src/a.py", None),
     "hidden-change": ("the index flag assume-unchanged hides a change to this file", "src/a.py", None),
     "manifest-changed": ("the job may not edit its own manifest", "job_manifest.json", None),
     "manifest-invalid": ("job_manifest.json: unknown key 'x'", None, None),
