@@ -85,7 +85,8 @@ def test_sidecar_answers_in_the_agents_format_with_200_even_for_deny(committed: 
         assert "other/b.py is not in allowed_paths" in body["hookSpecificOutput"]["permissionDecisionReason"]
         status, body = post(port, b"not json", "codex")
         assert status == 200 and decision(body) == "deny" and "additionalContext" not in body["hookSpecificOutput"]
-        assert post(port, b"{}", path="/other")[0] == 404
+        status, body = post(port, b"{}", path="/other")  # a wrong path is a deny too, never a 404
+        assert status == 200 and decision(body) == "deny"
 
 
 def test_sidecar_rereads_the_manifest_when_it_changes(committed: GitRepo):

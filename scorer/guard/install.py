@@ -51,7 +51,21 @@ def command_for(agent: str) -> str:
     return f"score-diff guard --agent {agent}"
 
 
-def merged(existing: dict[str, Any], agent: str) -> dict[str, Any]:
+def sidecar_command(agent: str, port: int) -> str:
+    """A command hook that asks `score-diff serve` and fails closed: when the sidecar does not
+    answer (not running, a non-2xx status, a timeout), exit 2 with the reason blocks the call.
+    An `"type": "http"` hook would fail open there: Claude Code treats a non-2xx answer, a
+    connection failure and a timeout as non-blocking (https://code.claude.com/docs/en/hooks,
+    "HTTP response handling")."""
+    url = f"http://127.0.0.1:{port}/score?agent={agent}"
+    why = f"score-diff serve did not answer on 127.0.0.1:{port}: start it with score-diff serve --port {port}"
+    return (
+        f"curl -sS --fail --max-time 10 -H 'Content-Type: application/json' --data-binary @- '{url}' "
+        f"|| {{ echo '{why}' >&2; exit 2; }}"
+    )
+
+
+def merged(existing: dict[str, Any], agent: str, command: str | None = None) -> dict[str, Any]:
     """`existing` with the guard's hooks added where they are missing; nothing removed."""
     config = json.loads(json.dumps(existing))  # a deep copy
     if agent == COPILOT and config.setdefault("version", 1) != 1:
@@ -59,7 +73,7 @@ def merged(existing: dict[str, Any], agent: str) -> dict[str, Any]:
     hooks = config.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ValueError("its 'hooks' is not an object; fix it by hand, then run install again")
-    command = command_for(agent)
+    command = command or command_for(agent)
     for i, event in enumerate(EVENTS[agent]):
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
@@ -91,7 +105,16 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
     p.add_argument("--agent", choices=AGENTS, required=True)
     p.add_argument("--repo", default=".", help="repository (default: the current directory)")
     p.add_argument("--print", dest="print_only", action="store_true", help="print the merged file; write nothing")
+    p.add_argument(
+        "--sidecar",
+        action="store_true",
+        help="Claude Code only: ask score-diff serve through curl, failing closed when it does not answer",
+    )
+    p.add_argument("--port", type=int, default=7749, help="the sidecar's port, with --sidecar (default 7749)")
     args = p.parse_args(argv)
+    if args.sidecar and args.agent != CLAUDE:
+        p.error("--sidecar is for --agent claude; other agents reach the sidecar as docs/guard.md shows")
+    command = sidecar_command(args.agent, args.port) if args.sidecar else command_for(args.agent)
     from ..errors import GitError
     from ..inspection.git import locate
 
@@ -105,7 +128,7 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
         existing = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         if not isinstance(existing, dict):
             raise ValueError("it is not a JSON object")
-        text = json.dumps(merged(existing, args.agent), indent=2) + "\n"
+        text = json.dumps(merged(existing, args.agent, command), indent=2) + "\n"
     except (OSError, ValueError) as exc:
         stdout.write(f"score-diff guard install: cannot merge {path}: {exc}\n")
         return 2
@@ -115,7 +138,7 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     stdout.write(
-        f"wrote {path}: {' and '.join(EVENTS[args.agent])} run `{command_for(args.agent)}`\n"
+        f"wrote {path}: {' and '.join(EVENTS[args.agent])} run `{command}`\n"
         f"commit it on the base branch, with the job manifest, so the job cannot switch its guard off\n"
     )
     return 0

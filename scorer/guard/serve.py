@@ -1,84 +1,196 @@
-"""`score-diff serve`: the guard as a loopback sidecar, for HTTP hooks and for agents that make
-hundreds of tool calls (no interpreter start-up per call).
+"""`score-diff serve`: the guard as a loopback sidecar, for agents that make hundreds of tool calls
+(no interpreter start-up per call).
 
-`POST /score?agent=NAME` with the hook payload as the body answers with that agent's JSON
-(HTTP 200 even for deny, so a hook that reads only the body still blocks: Claude Code's
-HTTP hooks treat a non-2xx status as a non-blocking error). Standard library only, bound
-to 127.0.0.1 (any other address is refused), bounded request size, one manifest per
-repository root kept in memory and re-read when its bytes change.
+`POST /score?agent=NAME` with the hook payload as a JSON body answers with that agent's JSON,
+always HTTP 200: Claude Code's HTTP hooks treat a non-2xx status, a connection failure and a
+timeout alike as a non-blocking error that lets the call run (https://code.claude.com/docs/en/hooks,
+"HTTP response handling"), so every refusal here, an unknown agent, a wrong path and an internal
+failure included, is the agent's deny in a 200 (an unknown agent gets Claude Code's).
+
+Bound to 127.0.0.1 only. A request whose Host is not a loopback name (DNS rebinding) or whose
+Content-Type is not JSON (a web page can POST text/plain across origins without a preflight)
+is denied unread. Each request runs in its own thread, so one session's slow call never holds
+up another's; threads are capped and every socket read and write has a deadline, so half-sent
+requests cannot pile up threads. Standard library only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
+import socket
+import sys
 import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .payload import AGENTS, MAX_PAYLOAD_BYTES
+from .payload import AGENTS, CLAUDE, MAX_PAYLOAD_BYTES
 
 DEFAULT_PORT = 7749
 LOOPBACK = "127.0.0.1"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
+MAX_THREADS = 64  # requests decided at once; one more is denied at once, unread
+SOCKET_TIMEOUT_S = 5.0  # every read and write of a request; well inside an agent's hook timeout
+
+
+def deny_body(agent: str, reason: str) -> dict[str, Any]:
+    """The agent's deny as the sidecar's body (Claude Code's for a name that is no agent)."""
+    from .answer import render
+    from .decide import refuse
+
+    return render(refuse("invalid-payload", reason), agent if agent in AGENTS else CLAUDE).body
+
+
+def _response(body: dict[str, Any], close: bool) -> bytes:
+    data = json.dumps(body).encode()
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+    return (head + ("Connection: close\r\n" if close else "") + "\r\n").encode() + data
 
 
 class GuardServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128
 
-    def __init__(self, port: int, environ: Mapping[str, str], options: Any) -> None:
+    def __init__(
+        self,
+        port: int,
+        environ: Mapping[str, str],
+        options: Any,
+        max_threads: int = MAX_THREADS,
+        timeout_s: float = SOCKET_TIMEOUT_S,
+    ) -> None:
         from .run import FenceCache
 
         self.environ = dict(environ)
         self.options = options  # run.Options without the agent
-        self.cache = FenceCache()
-        self.lock = threading.Lock()  # one decision at a time: turn state and the manifest cache are shared
+        self.cache = FenceCache()  # shared by the threads: plain dict reads and writes
+        self.slots = threading.BoundedSemaphore(max_threads)
+        self.timeout_s = timeout_s
+        self.failures = 0
         super().__init__((LOOPBACK, port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self._overloaded(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def _overloaded(self, request: socket.socket) -> None:
+        """Every thread is busy: deny at once, in the agent's words where the request line has
+        already arrived, without waiting for the client (this runs in the accepting thread)."""
+        agent = CLAUDE
+        try:
+            request.setblocking(False)
+            with contextlib.suppress(BlockingIOError, IndexError, UnicodeError):  # nothing sent yet
+                first = request.recv(2048, socket.MSG_PEEK).split(b"\r\n", 1)[0].decode("latin-1")
+                agent = _agent(first.split(" ")[1]) if first.count(" ") >= 2 else CLAUDE
+            request.settimeout(0.1)
+            request.sendall(_response(deny_body(agent, "score-diff serve is at capacity; retry"), close=True))
+        except OSError:
+            pass
+        finally:
+            self.shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that stalls or goes away is not a traceback; anything else is one line, once."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError):
+            return
+        self.failures += 1
+        if self.failures == 1:
+            sys.stderr.write(f"score-diff serve: a request failed: {type(exc).__name__}: {exc}\n")
+
+
+def _agent(target: str) -> str:
+    return (parse_qs(urlsplit(target).query).get("agent") or [CLAUDE])[0]
+
+
+def _host_is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return name.lower() in LOOPBACK_HOSTS
+
+
+def _is_json(content_type: str | None) -> bool:
+    return (content_type or "").split(";", 1)[0].strip().lower() == "application/json"
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: GuardServer
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.timeout_s)  # every read and write of this request
+
     def log_message(self, format: str, *args: Any) -> None:
         pass  # every decision is in the decision log; no request lines on the terminal
 
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def _send(self, body: dict[str, Any], close: bool = False) -> None:
+        if close:
+            self.close_connection = True
+        self.wfile.write(_response(body, close))
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a malformed request line, an unknown method, a header too
+        long) are denies too: its 4xx and 5xx would let the call run."""
+        self.close_connection = True
+        reason = f"the sidecar could not read the request ({code} {message or ''})".replace(" )", ")")
+        with contextlib.suppress(OSError):
+            self.wfile.write(_response(deny_body(_agent(getattr(self, "path", "") or ""), reason), close=True))
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == "/health":
-            self._send(200, {"ok": True})
+        if urlsplit(self.path).path == "/health" and _host_is_loopback(self.headers.get("Host")):
+            self._send({"ok": True})
         else:
-            self._send(404, {"error": "POST /score?agent=NAME"})
+            self._send(deny_body(_agent(self.path), "the sidecar answers POST /score?agent=NAME"), close=True)
 
     def do_POST(self) -> None:
-        from .answer import render
-        from .decide import refuse
+        agent = _agent(self.path)
+        try:
+            refused = self._refusal(agent)
+            if refused is not None:
+                self._send(deny_body(agent, refused), close=True)  # the body is not read
+                return
+            raw = self.rfile.read(int(self.headers["Content-Length"]))
+            body = self._decide(agent, raw)
+        except OSError:
+            raise  # the client stalled or went away: no answer can reach it
+        except Exception as exc:  # fail closed: an internal failure is a deny, never a 500
+            body = deny_body(agent, f"score-diff serve failed: {type(exc).__name__}: {exc}")
+        self._send(body)
+
+    def _refusal(self, agent: str) -> str | None:
+        length = self.headers.get("Content-Length")
+        if urlsplit(self.path).path != "/score" or agent not in AGENTS:
+            return f"the sidecar answers POST /score?agent={'|'.join(AGENTS)}"
+        if not _host_is_loopback(self.headers.get("Host")):
+            return "the request's Host is not 127.0.0.1 or localhost (a web page's request is refused)"
+        if not _is_json(self.headers.get("Content-Type")):
+            return "the request's Content-Type is not application/json"
+        if length is None or not length.isdigit() or int(length) > MAX_PAYLOAD_BYTES:
+            return "request has no Content-Length or is too large"
+        return None
+
+    def _decide(self, agent: str, raw: bytes) -> dict[str, Any]:
         from .run import guard
 
-        url = urlsplit(self.path)
-        agent = (parse_qs(url.query).get("agent") or ["claude"])[0]
-        length = self.headers.get("Content-Length")
-        if url.path != "/score" or agent not in AGENTS:
-            self._send(404, {"error": f"POST /score?agent={'|'.join(AGENTS)}"})
-            return
-        if length is None or not length.isdigit() or int(length) > MAX_PAYLOAD_BYTES:
-            self.close_connection = True  # the body is not read: the connection cannot be reused
-            self._send(
-                200, render(refuse("invalid-payload", "request has no Content-Length or is too large"), agent).body
-            )
-            return
-        raw = self.rfile.read(int(length))
-        with self.server.lock:
-            outcome = guard(raw, self.server.options._replace(agent=agent), self.server.environ, self.server.cache)
-        self._send(200, outcome.answer.body)
+        server = self.server
+        return guard(raw, server.options._replace(agent=agent), server.environ, server.cache).answer.body
 
 
 def check_bind(address: str) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import re
@@ -186,8 +187,12 @@ def _check_report(data: dict[str, Any]) -> list[str]:
     return []
 
 
+@functools.lru_cache(maxsize=32)
 def parse_manifest(raw: bytes, source: str) -> Manifest:
-    """Validate manifest bytes; raise ManifestError naming the key and the problem."""
+    """Validate manifest bytes; raise ManifestError naming the key and the problem.
+
+    Pure in its arguments, so the answer for the same bytes is kept in this process's memory
+    (the sidecar's, where the job cannot write); an error is never kept."""
     try:
         data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
