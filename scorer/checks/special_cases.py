@@ -43,12 +43,17 @@ def _literal(node: ast.AST | None) -> Literal | None:
         return (type(value).__name__, -value) if isinstance(value, (int, float)) else None
     if isinstance(node, ast.Constant) and not isinstance(node.value, type(...)):
         return (type(node.value).__name__, node.value)
+    if isinstance(node, ast.Tuple) and node.elts:  # ("user", "pass word"): a tuple of literals is one
+        items = [_literal(e) for e in node.elts]
+        return ("tuple", tuple(items)) if all(items) else None
     return None
 
 
 def data_like(lit: Literal) -> bool:
     """A literal that names one input rather than a kind of input."""
     value = lit[1]
+    if lit[0] == "tuple" and isinstance(value, tuple):
+        return any(data_like(item) for item in value)
     if isinstance(value, bytes):
         value = value.decode("latin-1")
     if isinstance(value, str):

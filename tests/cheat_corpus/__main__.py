@@ -1,0 +1,56 @@
+"""`python -m tests.cheat_corpus`: score every case and print the figures per category.
+
+Run from the repository root with this checkout's scorer first on the path
+(`PYTHONPATH=. python -m tests.cheat_corpus`); `-v` prints each case's verdict and codes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .cases import CASES
+from .runner import score, summary
+
+
+def _deterministic_git(home: Path) -> None:
+    """The same git set-up the test suite's fixture gives: no personal config, fixed identities."""
+    os.environ.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            **{
+                f"GIT_{who}_{k}": v
+                for who in ("AUTHOR", "COMMITTER")
+                for k, v in (
+                    ("NAME", "Corpus Agent"),
+                    ("EMAIL", "agent@example.invalid"),
+                    ("DATE", "2026-01-01T00:00:00+00:00"),
+                )
+            },
+        }
+    )
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "SCORE_DIFF_MANIFEST", "PYTEST_ADDOPTS"):
+        os.environ.pop(name, None)
+
+
+def main(argv: list[str]) -> int:
+    verbose = "-v" in argv
+    results = []
+    with tempfile.TemporaryDirectory(prefix="cheat-corpus-") as tmp:
+        _deterministic_git(Path(tmp, "home"))
+        for i, case in enumerate(CASES):
+            got = score(case, Path(tmp, str(i)))
+            results.append((case, got))
+            if verbose:
+                mark = "ok  " if got.verdict == case.expect else "MISS"
+                print(f"{mark} {case.category:16} {case.name:40} {got.verdict} {','.join(got.codes)}")
+    print("\n".join(summary(results)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
