@@ -1,5 +1,5 @@
-"""The built-in names a manifest may turn off, each by its exact name: detector ids
-(`disabled_detectors`) and sensitive categories (`sensitive_exempt`).
+"""The built-in names a manifest may turn off, each by its exact name: detector ids and the
+cheat checks' names (`disabled_detectors`) and sensitive categories (`sensitive_exempt`).
 
 Plain data, below both manifest/ and checks/: loading a manifest checks the names without
 building the detector and sensitive tables (tens of ms on every commit and tool call).
@@ -43,6 +43,12 @@ DETECTOR_IDS: frozenset[str] = frozenset(
         "twilio-auth-token",
         "url-password",
     }
+)
+
+# The checks of source written to fool the tests (scorer/checks/cheats.py), by code; call-stack-read
+# is the warning.
+CHEAT_IDS: frozenset[str] = frozenset(
+    {"test-runner-detected", "constant-equality", "special-cased-input", "call-stack-read"}
 )
 
 SENSITIVE_CATEGORIES: frozenset[str] = frozenset(

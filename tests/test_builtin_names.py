@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scorer.builtin_names import DETECTOR_IDS, SENSITIVE_CATEGORIES
+from scorer.builtin_names import CHEAT_IDS, DETECTOR_IDS, SENSITIVE_CATEGORIES
+from scorer.checks import cheats
 from scorer.checks.detector_table import DETECTORS
 from scorer.checks.sensitive import SENSITIVE
 
@@ -17,3 +18,8 @@ def test_sensitive_categories_are_the_tables() -> None:
     assert {rule.category for rule in SENSITIVE} == SENSITIVE_CATEGORIES, (
         "add or remove the category in scorer/builtin_names.py as well"
     )
+
+
+def test_cheat_ids_are_the_cheat_checks_codes() -> None:
+    assert {cheats.RUNNER, cheats.EQUALITY, cheats.SPECIAL, cheats.STACK} == CHEAT_IDS
+    assert not CHEAT_IDS & DETECTOR_IDS

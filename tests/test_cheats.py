@@ -297,7 +297,7 @@ def test_only_what_the_change_adds_is_judged(repo: GitRepo):
 
 def test_test_code_may_ask_for_the_runner(pkg: GitRepo):
     pkg.write("tests/helpers.py", 'import os\n\nUNDER_TEST = "PYTEST_CURRENT_TEST" in os.environ\n')
-    pkg.write("tests/conftest.py", "import sys\n\ndef pytest_configure():\n    assert 'pytest' in sys.modules\n")
+    pkg.write("tests/test_extra.py", "import sys\n\n\ndef test_runner():\n    assert 'pytest' in sys.modules\n")
     assert pkg.score().codes == set()
 
 

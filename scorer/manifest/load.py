@@ -160,13 +160,9 @@ def _check_patterns(patterns: list[str]) -> list[str]:
 
 def _check_names(data: dict[str, Any]) -> list[str]:
     """A built-in category or detector is turned off only by its exact name."""
-    from ..builtin_names import DETECTOR_IDS, SENSITIVE_CATEGORIES
+    from ..builtin_names import CHEAT_IDS, DETECTOR_IDS, SENSITIVE_CATEGORIES
 
-    detectors = DETECTOR_IDS
-    if data.get("disabled_detectors"):  # the cheat checks (and their ast reading) load only when named
-        from ..checks.cheats import CHEAT_IDS
-
-        detectors = DETECTOR_IDS | CHEAT_IDS
+    detectors = DETECTOR_IDS | CHEAT_IDS
     problems = []
     for key, known in (("sensitive_exempt", SENSITIVE_CATEGORIES), ("disabled_detectors", detectors)):
         for i, name in enumerate(data.get(key, [])):
