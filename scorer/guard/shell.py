@@ -1,73 +1,41 @@
-"""What a shell command would write, read from a real bash parse (tree-sitter-bash).
+"""What a shell command would write, read from a real bash parse (tree-sitter-bash) the way bash runs it.
 
-Long because it is one walk of the parse tree: each write shape (redirection, tee, sed -i, cp,
-rm, git restore, heredocs, `bash -c`) is one small function beside the others.
+This module is the bash half: statements, lists, pipelines, subshells, redirections, heredocs,
+here-strings, substitutions, the directory each command runs in and where its standard
+input comes from. What each program does with its words is programs.py, with the option
+grammars of options.py.
+
+The directory is followed as bash follows it: a `cd` in a pipeline element, a subshell or a
+substitution does not outlive it; a `cd` that may or may not run (`a || cd x`, an `if`
+branch) leaves every directory it could have left, and each relative target is checked
+against all of them; a `cd` in a loop, `cd -` without a known previous directory, or a
+`cd` that `CDPATH` could redirect leaves the directory unknown. A `cd` to a directory that
+exists is taken to succeed.
 
 tree-sitter was chosen over bashlex because it is imported in ~30 ms and parses a command
 in ~0.1 ms (bashlex: ~150 ms to import), and every tool call pays for it. This module is
 imported only for shell tools.
-
-The analysis finds write targets the parse shows literally (redirections, tee, sed -i,
-perl -i, cp/mv/ln/install/rsync destinations, rm and friends, chmod, dd of=, git
-checkout/restore paths, apply_patch heredocs, `bash -c` strings), commands that would skip
-or switch off the commit gate, and what it cannot establish (eval, inline interpreter code
-that writes files, variables or globs in a target, a `cd` it cannot follow). Any other
-program may write files too: the diff gate at commit time and in CI stays the backstop.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from .payload import Target
 
 TREE = "tree"  # a directory target: every file under it would change
 MAX_DEPTH = 4  # `bash -c "bash -c '...'"` is followed this deep, then refused
-_DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|fd/\d+)$")
-_WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
-_WRAPPERS = frozenset(
-    {"sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "ionice", "stdbuf", "timeout", "builtin"}
-)
-_WRAPPER_VALUE_OPTS = {
-    "sudo": "ugCDhprtU",
-    "doas": "uC",
-    "env": "uCS",
-    "nice": "n",
-    "ionice": "cnp",
-    "timeout": "sk",
-    "stdbuf": "ioe",
-}
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "busybox"})
-_INLINE = {
-    "python": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"),
-    "nodejs": ("-e", "--eval", "-p"),
-    "deno": ("eval",),
-    "bun": ("-e", "--eval"),
-    "ruby": ("-e",),
-    "perl": ("-e", "-E"),
-    "php": ("-r",),
-    "Rscript": ("-e",),
-    "lua": ("-e",),
-    "osascript": ("-e",),
-}
-_OPAQUE = frozenset({"pwsh", "powershell", "powershell.exe", "cmd", "cmd.exe"})
-# Inline code that mentions any of these may write a file; code that mentions none is allowed.
-_WRITE_HINTS = re.compile(
-    r"open\s*\(|write|unlink|remove|rename|replace\s*\(|shutil|copy|rmtree|mkdir|truncate|chmod|symlink"
-    r"|os\.system|subprocess|popen|spawn|exec|fs\.|File\.|Path\(|>\s*\S|`|system\s*\(|move|touch"
-)
+_DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|fd/[012])$")
+_WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&", "&>|"})
+_READ_REDIRECTS = frozenset({"<", "<&", "<>"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]")
-_DELETERS = frozenset({"rm", "unlink", "shred"})
-_MAKERS = {"touch": "drt", "truncate": "sr"}  # option letters that take a value
-_COPIERS = frozenset({"cp", "install", "ln", "rsync", "mv"})
-_COPY_VALUE_OPTS = {"cp": "St", "install": "gmoStT", "ln": "St", "rsync": "efTB", "mv": "St"}
-_GIT_VALUE_OPTS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
-_NO_VERIFY_GIT = frozenset({"commit", "push", "merge", "rebase", "am", "cherry-pick", "revert", "pull"})
+_LOOPS = frozenset({"while_statement", "for_statement", "c_style_for_statement"})
+_BRANCHES = frozenset({"if_statement", "case_statement"})
 _GATE_ENV = {
     "SKIP": "SKIP= makes pre-commit skip the named hooks",
     "PRE_COMMIT_ALLOW_NO_CONFIG": "PRE_COMMIT_ALLOW_NO_CONFIG lets pre-commit run without its configuration",
@@ -75,12 +43,28 @@ _GATE_ENV = {
     "SCORE_DIFF_MANIFEST": "SCORE_DIFF_MANIFEST would point the commit gate at another manifest",
     "SCORE_DIFF_MANIFEST_SHA256": "SCORE_DIFF_MANIFEST_SHA256 would change the manifest pin the commit gate checks",
 }
+# Variables that make a shell or git run code or write somewhere the command does not show.
+_RUNNER_ENV = {
+    "BASH_ENV": "BASH_ENV makes every bash it starts run a script the guard does not read",
+    "ENV": "ENV makes sh run a script the guard does not read",
+    "PROMPT_COMMAND": "PROMPT_COMMAND runs code the guard does not read",
+    "GIT_DIR": "GIT_DIR points git at another repository",
+    "GIT_WORK_TREE": "GIT_WORK_TREE points git at another working tree",
+    "LD_PRELOAD": "LD_PRELOAD loads code into every program the command runs",
+}
 
 
 class ShellFacts(NamedTuple):
     targets: tuple[Target, ...] = ()
     unresolved: tuple[str, ...] = ()  # why some write cannot be established
     gate_skips: tuple[str, ...] = ()  # what would skip or disable the commit gate
+
+
+class Stdin(NamedTuple):
+    """Where a command's standard input comes from, when the command itself says so."""
+
+    what: str  # "a pipe", "a heredoc", "a here-string", "a file"
+    text: str | None  # the literal text, when the command shows it
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,12 +75,14 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def analyse(command: str, cwd: str, home: str | None) -> ShellFacts:
+def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None) -> ShellFacts:
     """Every write target, unknown and gate skip in `command`, run in `cwd`."""
-    walker = _Walker(cwd, home)
+    walker = Walker(cwd, home, bool(cdpath))
     walker.run(command, 0)
     return ShellFacts(
-        tuple(walker.targets), tuple(dict.fromkeys(walker.unresolved)), tuple(dict.fromkeys(walker.skips))
+        tuple(dict.fromkeys(walker.targets)),
+        tuple(dict.fromkeys(walker.unresolved)),
+        tuple(dict.fromkeys(walker.skips)),
     )
 
 
@@ -104,10 +90,21 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text, flags=re.S)
 
 
-class _Walker:
-    def __init__(self, cwd: str, home: str | None) -> None:
-        self.cwd: str | None = cwd
+def _text(node: Any) -> str:
+    return str(node.text.decode("utf-8", "surrogateescape"))
+
+
+class Walker:
+    """One walk of the parse tree; programs.py calls back into it for targets and code to run."""
+
+    def __init__(self, cwd: str, home: str | None, cdpath: bool) -> None:
+        self.cwds: tuple[str, ...] | None = (cwd,)  # None: not known
+        self.oldpwd: tuple[str, ...] | None = None
         self.home = home
+        self.cdpath = cdpath
+        self.stdin: Stdin | None = None  # None: inherited from the agent, which the command does not control
+        self.depth = 0
+        self.lastpipe = False
         self.targets: list[Target] = []
         self.unresolved: list[str] = []
         self.skips: list[str] = []
@@ -115,51 +112,253 @@ class _Walker:
     # -- parsing and walking ------------------------------------------------
     def run(self, command: str, depth: int) -> None:
         if depth > MAX_DEPTH:
-            self.unresolved.append(f"shells nested more than {MAX_DEPTH} deep")
+            self.unknown(f"shells nested more than {MAX_DEPTH} deep")
             return
         tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
         if tree.root_node.has_error:
-            self.unresolved.append("the command does not parse as bash")
-        self._walk(tree.root_node, depth)
+            self.unknown("the command does not parse as bash")
+        self.lastpipe = self.lastpipe or "lastpipe" in command
+        saved, self.depth = self.depth, depth
+        self._walk(tree.root_node)
+        self.depth = saved
 
-    def _walk(self, node: Any, depth: int) -> None:
+    def unknown(self, why: str) -> None:
+        self.unresolved.append(why)
+
+    def _walk(self, node: Any) -> None:
         kind = node.type
-        if kind == "command":
-            self._command(node, depth, self._heredoc_of(node))
-        elif kind == "variable_assignment":
-            self._assignment(node)
-        elif kind == "file_redirect":
-            self._redirect(node)
-        elif kind == "subshell":  # `( cd x; ... )` leaves the outer directory alone
-            saved = self.cwd
-            for child in node.children:
-                self._walk(child, depth)
-            self.cwd = saved
-            return
-        for child in node.children:
-            if kind == "command" and child.type == "variable_assignment":
-                self._assignment(child)
-                continue
-            self._walk(child, depth)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, node)
+        elif kind in _LOOPS or kind in _BRANCHES:
+            self._compound(node, loop=kind in _LOOPS)
+        elif kind == "function_definition":
+            self.unknown("the command defines a shell function, which the guard does not follow")
+        else:
+            for child in node.named_children:
+                self._walk(child)
 
-    @staticmethod
-    def _heredoc_of(node: Any) -> str | None:
-        parent = node.parent
-        if parent is None or parent.type != "redirected_statement":
+    def _children(self, node: Any) -> None:
+        for child in node.named_children:
+            self._walk(child)
+
+    def _list(self, node: Any) -> None:
+        """`a && b`, `a || b`: b may or may not run, so every directory either leaves is possible after."""
+        parts = node.named_children
+        if not parts:
+            return
+        self._walk(parts[0])
+        for part in parts[1:]:
+            before = self.cwds
+            self._walk(part)
+            self.cwds = _union(before, self.cwds)
+
+    def _pipeline(self, node: Any, first: Any | None = None) -> None:
+        """Each element runs in a subshell (bash without lastpipe); all but the first read a pipe."""
+        saved_cwd, saved_in = self.cwds, self.stdin
+        elements = ([first] if first is not None else []) + list(node.named_children)
+        for i, element in enumerate(elements):
+            self.cwds = saved_cwd
+            if i > 0:
+                self.stdin = Stdin("a pipe", self._output(elements[i - 1], saved_in))
+            self._walk(element)
+        last = self.cwds
+        self.cwds = _union(saved_cwd, last) if self.lastpipe else saved_cwd
+        self.stdin = saved_in
+
+    def _output(self, node: Any, stdin: Stdin | None) -> str | None:
+        """What a pipeline element writes to the pipe, when the command shows it: `cat` of its
+        literal stdin, `echo` of literal words, `printf` of one literal without % or backslash."""
+        if node.type != "command":
             return None
-        for child in parent.children:
-            if child.type == "heredoc_redirect":
-                body = next((c for c in child.children if c.type == "heredoc_body"), None)
-                return body.text.decode("utf-8", "surrogateescape") if body is not None else ""
+        name_node = node.child_by_field_name("name")
+        name = _text(name_node) if name_node is not None else ""
+        words = [c for c in node.named_children if c.type != "command_name"]
+        args = [self.literal(c) if c.type not in ("herestring_redirect",) else None for c in words]
+        if any(a is None for a in args):
+            return None
+        if name == "cat" and not args:
+            return stdin.text if stdin is not None else None
+        if name == "echo" and not any((a or "").startswith("-") for a in args):
+            return " ".join(a for a in args if a is not None) + "\n"
+        if name == "printf" and len(args) == 1 and not re.search(r"[%\\]", args[0] or ""):
+            return args[0]
         return None
+
+    def _subshell(self, node: Any) -> None:
+        saved = self.cwds, self.oldpwd
+        self._children(node)
+        self.cwds, self.oldpwd = saved
+
+    def _compound(self, node: Any, loop: bool) -> None:
+        """if/case/while/for: each part may run or not (a loop more than once)."""
+        before = self.cwds
+        seen = before
+        for child in node.named_children:
+            self.cwds = seen
+            self._walk(child)
+            seen = _union(seen, self.cwds)
+        self.cwds = seen if (not loop or seen == before) else None
+
+    def _substitution(self, node: Any) -> None:
+        """$(...), `...`, <(...), >(...): a subshell; >(...) reads a pipe."""
+        saved_in = self.stdin
+        if _text(node).startswith(">("):
+            self.stdin = Stdin("a pipe", None)
+        self._subshell(node)
+        self.stdin = saved_in
+
+    def _redirected(self, node: Any) -> None:
+        body = node.child_by_field_name("body")
+        saved_in = self.stdin
+        rest: list[Any] = []
+        redirects = [c for c in node.named_children if c != body]
+        for child in redirects:  # stdin first: `cat > f <<EOF` writes the heredoc's text
+            if child.type == "herestring_redirect":
+                self._herestring(child)
+            elif child.type == "heredoc_redirect":
+                rest += self._heredoc(child, body)
+        for child in redirects:
+            if child.type == "file_redirect":
+                self._file_redirect(child, body)
+            elif child.type not in ("herestring_redirect", "heredoc_redirect"):
+                self._walk(child)
+        if body is not None:
+            pipe = next((r for r in rest if r.type == "pipeline"), None)
+            if pipe is not None:  # tree-sitter puts `cat <<EOF | bash` 's pipeline inside the heredoc
+                self.stdin, stdin = saved_in, self.stdin
+                self._pipeline_from(pipe, body, stdin)
+                rest = [r for r in rest if r is not pipe]
+            else:
+                self._walk(body)
+        self.stdin = saved_in
+        for more in rest:  # `cat <<EOF && x`: the rest of the line, which may or may not run
+            before = self.cwds
+            self._walk(more)
+            self.cwds = _union(before, self.cwds)
+
+    def _pipeline_from(self, pipe: Any, first: Any, first_stdin: Stdin | None) -> None:
+        saved_cwd, saved_in = self.cwds, self.stdin
+        self.stdin = first_stdin
+        self._walk(first)
+        previous, given = first, first_stdin
+        for element in pipe.named_children:
+            self.cwds, self.stdin = saved_cwd, Stdin("a pipe", self._output(previous, given))
+            self._walk(element)
+            previous, given = element, self.stdin
+        self.cwds = _union(saved_cwd, self.cwds) if self.lastpipe else saved_cwd
+        self.stdin = saved_in
+
+    def _heredoc(self, node: Any, body: Any | None) -> list[Any]:
+        """Set the heredoc as stdin; return what tree-sitter hung on it from the rest of the line."""
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        content = next((c for c in node.children if c.type == "heredoc_body"), None)
+        quoted = start is not None and bool(re.search(r"['\"\\]", _text(start)))
+        text: str | None = _text(content) if content is not None else ""
+        if content is not None and not quoted:
+            for child in content.named_children:
+                if child.type in ("command_substitution", "process_substitution"):
+                    self._substitution(child)
+            if any(c.type != "heredoc_content" for c in content.named_children):
+                text = None  # expansions change the text
+            else:
+                text = re.sub(r"\\([$`\\\n])", r"\1", text or "")
+        if text is not None and any(c.type == "<<-" for c in node.children):
+            text = re.sub(r"(?m)^\t+", "", text)
+        self.stdin = Stdin("a heredoc", text)
+        rest = []
+        for child in node.named_children:
+            if child.type == "file_redirect":
+                self._file_redirect(child, body)
+            elif child.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                rest.append(child)
+        return rest
+
+    def _herestring(self, node: Any) -> None:
+        value = node.named_children[0] if node.named_children else None
+        if value is not None:
+            self._walk(value)  # its substitutions run
+        text = self.literal(value) if value is not None else None
+        self.stdin = Stdin("a here-string", None if text is None else text + "\n")
+
+    def _file_redirect(self, node: Any, body: Any | None) -> None:
+        ops = [c.type for c in node.children if not c.is_named]
+        dest = node.child_by_field_name("destination")
+        for child in node.named_children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self._substitution(child)
+        if not ops or dest is None:
+            return
+        value = self.literal(dest)
+        if ops[0] in _READ_REDIRECTS and ops[0] != "<>":
+            if ops[0] == "<" or not (value or "").isdigit():
+                self.stdin = Stdin("a file", None)
+            return
+        if ops[0] not in _WRITE_REDIRECTS:
+            return
+        if ops[0] == ">&" and value is not None and (value.isdigit() or value == "-"):
+            return  # 2>&1 duplicates a descriptor
+        if dest.type == "process_substitution":
+            return  # >(cmd) was walked: the writes are its command's
+        self.target(value, "write", "a redirection target", _redirect_content(self, body))
+
+    def _command(self, node: Any) -> None:
+        from . import programs
+
+        saved_in = self.stdin
+        name_node = node.child_by_field_name("name")
+        args: list[str | None] = []
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self._assignment(child)
+            elif child.type == "file_redirect":
+                self._file_redirect(child, node)
+            elif child.type == "herestring_redirect":
+                self._herestring(child)
+            else:
+                for sub in _substitutions(child):
+                    self._substitution(sub)
+                if child.type != "command_name":
+                    args.append(self.literal(child))
+        if name_node is not None:
+            word = name_node.named_children[0] if name_node.named_children else None
+            name = self.literal(word) if word is not None else None
+            if name is None:
+                self.unknown("the command's name is not literal (a variable or substitution)")
+            else:
+                programs.dispatch(self, name, args)
+        self.stdin = saved_in
+
+    def _assignment(self, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        for sub in _substitutions(node):
+            self._substitution(sub)
+        name = _text(name_node) if name_node is not None else ""
+        value = self.literal(value_node) if value_node is not None else ""
+        self.env(name, value)
+
+    def env(self, name: str, value: str | None) -> None:
+        if name in _GATE_ENV:
+            self.skips.append(_GATE_ENV[name])
+        elif name == "HUSKY" and (value is None or value.strip().lower() in ("0", "false", "")):
+            self.skips.append("HUSKY=0 switches husky's git hooks off")
+        elif name.startswith("GIT_CONFIG") and (value is None or "hookspath" in value.lower()):
+            self.skips.append(f"{name} could set core.hooksPath, which moves the commit gate's hooks")
+        elif name.startswith("GIT_CONFIG") or name in _RUNNER_ENV:
+            self.unknown(_RUNNER_ENV.get(name, f"{name} changes git's configuration"))
+        elif name == "CDPATH":
+            self.cdpath = True
+        elif name == "OLDPWD":
+            self.oldpwd = None
 
     # -- words ----------------------------------------------------------------
     def literal(self, node: Any) -> str | None:
-        """The word's value when the parse shows it exactly; None for expansions and globs."""
-        kind, text = node.type, node.text.decode("utf-8", "surrogateescape")
+        """The word's value when the parse shows it exactly; None for expansions, globs and braces."""
+        kind, text = node.type, _text(node)
         if kind == "word":
-            if _GLOB.search(text):
-                return None
+            if _GLOB.search(text) or re.search(r"(?<!\\)[{}]", text):
+                return None  # a glob or a brace expansion
             value = _unescape(text)
             if value == "~" or value.startswith("~/"):
                 return (self.home + value[1:]) if self.home else None
@@ -169,402 +368,136 @@ class _Walker:
         if kind == "raw_string":
             return text[1:-1]
         if kind == "string":
-            parts = []
-            for child in node.children:
-                if child.type == '"':
-                    continue
-                if child.type == "string_content":
-                    parts.append(re.sub(r'\\([$`"\\\n])', r"\1", child.text.decode("utf-8", "surrogateescape")))
-                else:
-                    expanded = self._home_expansion(child)
-                    if expanded is None:
-                        return None
-                    parts.append(expanded)
-            return "".join(parts)
+            return self._string(node)
         if kind == "concatenation":
+            words = [c for c in node.children if c.type == "word"]
+            if any(re.search(r"(?<!\\)[{}]", _text(c)) for c in words):
+                return None  # a{b,c} is expanded by bash
             values = [self.literal(c) for c in node.children]
             return None if any(v is None for v in values) else "".join(v for v in values if v is not None)
         return self._home_expansion(node)
 
+    def _string(self, node: Any) -> str | None:
+        parts = []
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.type == "string_content":
+                parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)))
+            else:
+                expanded = self._home_expansion(child)
+                if expanded is None:
+                    return None
+                parts.append(expanded)
+        return "".join(parts)
+
     def _home_expansion(self, node: Any) -> str | None:
-        if node.type in ("simple_expansion", "expansion") and node.text.decode() in ("$HOME", "${HOME}"):
+        if node.type in ("simple_expansion", "expansion") and _text(node) in ("$HOME", "${HOME}"):
             return self.home
         return None
 
-    # -- targets --------------------------------------------------------------
+    # -- what programs.py calls -----------------------------------------------
     def target(
         self, value: str | None, op: str, what: str, content: str | None = None, link: str | None = None
     ) -> None:
         if value is None:
-            self.unresolved.append(f"{what} is not a literal path (a variable, glob or substitution)")
+            self.unknown(f"{what} is not a literal path (a variable, glob, brace or substitution)")
             return
-        if _DEVICES.match(value) or value == "-":
+        if _DEVICES.match(value) or (value == "-" and what == "tee's file"):
             return
-        if not os.path.isabs(value) and self.cwd is None:
-            self.unresolved.append(f"{what} {value!r} is relative to a directory the guard cannot follow")
+        if os.path.isabs(value):
+            self.targets.append(Target(value, op, content, None, link))
             return
-        self.targets.append(Target(value, op, content, self.cwd, link))
-
-    def _redirect(self, node: Any) -> None:
-        ops = [c.type for c in node.children if not c.is_named]
-        dest = node.child_by_field_name("destination")
-        if not ops or ops[0] not in _WRITE_REDIRECTS or dest is None:
+        if self.cwds is None:
+            self.unknown(f"{what} {value!r} is relative to a directory the guard cannot follow")
             return
-        value = self.literal(dest)
-        if ops[0] == ">&" and value is not None and (value.isdigit() or value == "-"):
-            return  # 2>&1 duplicates a descriptor
-        self.target(value, "write", "a redirection target", self._redirect_content(node))
+        for cwd in self.cwds:
+            self.targets.append(Target(value, op, content, cwd, link))
 
-    def _redirect_content(self, node: Any) -> str | None:
-        parent = node.parent
-        body = parent.child_by_field_name("body") if parent is not None else None
-        if body is None or body.type != "command":
-            return None
-        name, args = self._name_args(body)
-        if name in ("cat", "tee"):
-            return self._heredoc_of(body)
-        if name in ("echo", "printf") and all(a is not None for a in args):
-            return " ".join(a for a in args if a is not None) + "\n"
-        return None
-
-    def _assignment(self, node: Any) -> None:
-        name_node = node.child_by_field_name("name")
-        value_node = node.child_by_field_name("value")
-        name = name_node.text.decode() if name_node is not None else ""
-        value = self.literal(value_node) if value_node is not None else ""
-        self._env(name, value)
-
-    def _env(self, name: str, value: str | None) -> None:
-        if name in _GATE_ENV:
-            self.skips.append(_GATE_ENV[name])
-        elif name == "HUSKY" and (value is None or value.strip().lower() in ("0", "false", "")):
-            self.skips.append("HUSKY=0 switches husky's git hooks off")
-        elif name.startswith("GIT_CONFIG") and (value is None or "hookspath" in value.lower()):
-            self.skips.append(f"{name} could set core.hooksPath, which moves the commit gate's hooks")
-
-    # -- commands -------------------------------------------------------------
-    def _name_args(self, node: Any) -> tuple[str | None, list[str | None]]:
-        name_node = node.child_by_field_name("name")
-        name = self.literal(name_node.children[0]) if name_node is not None and name_node.children else None
-        args = [self.literal(c) for c in node.children_by_field_name("argument")]
-        return (posixpath.basename(name) if name else name), args
-
-    def _command(self, node: Any, depth: int, heredoc: str | None) -> None:
-        name, args = self._name_args(node)
-        if name is None:
-            self.unresolved.append("the command's name is not literal")
-            return
-        self._dispatch(name, args, depth, heredoc)
-
-    def _dispatch(self, name: str, args: list[str | None], depth: int, heredoc: str | None) -> None:
-        if name in _WRAPPERS:
-            self._wrapper(name, args, depth, heredoc)
-        elif name == "xargs":
-            inner = _first_operand(args, "")
-            if inner is None or inner[1] in _WRITERS or inner[1] in ("sh", "bash"):
-                self.unresolved.append("xargs supplies arguments the guard cannot see")
-        elif name in ("cd", "pushd"):
-            self._cd(args)
-        elif name in _WRITERS:
-            _WRITERS[name](self, name, args)
-        elif name == "git":
-            self._git(args)
-        elif name in ("apply_patch", "applypatch"):
-            self._apply_patch(args, heredoc)
-        elif name in _SHELLS:
-            self._shell(name, args, depth)
-        elif name == "eval":
-            self.unresolved.append("eval runs text the guard cannot read")
-        elif name in _OPAQUE:
-            self.unresolved.append(f"{name} runs commands the guard cannot parse")
-        elif _inline_flags(name) is not None:
-            self._inline(name, args)
-        elif name == "find" and any(a in ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint") for a in args):
-            self.unresolved.append("find -delete/-exec acts on files the guard cannot list")
-
-    def _wrapper(self, name: str, args: list[str | None], depth: int, heredoc: str | None) -> None:
-        rest = list(args)
-        value_opts = _WRAPPER_VALUE_OPTS.get(name, "")
-        while rest:
-            arg = rest[0]
-            if arg is None:
-                self.unresolved.append(f"{name}'s arguments are not literal")
-                return
-            if name == "env" and "=" in arg and not arg.startswith("-"):
-                key, _, value = arg.partition("=")
-                self._env(key, value)
-            elif name == "env" and arg in ("-C", "--chdir") and len(rest) > 1:
-                self._cd(rest[1:2])
-                rest.pop(0)
-            elif arg.startswith("-") and arg != "-":
-                if len(arg) == 2 and arg[1] in value_opts:
-                    rest.pop(0)
-            elif name == "timeout" and arg[:1].isdigit():
-                pass  # the duration
-            else:
-                break
-            rest.pop(0)
-        if rest and rest[0] is not None:
-            self._dispatch(posixpath.basename(rest[0]), rest[1:], depth, heredoc)
-
-    def _cd(self, args: list[str | None]) -> None:
-        operands = [a for a in args if a is None or not a.startswith("-")]
-        if not operands:
-            self.cwd = self.home
-            return
-        target = operands[0]
-        if target is None or (self.cwd is None and not os.path.isabs(target)):
-            self.cwd = None
-            return
-        self.cwd = os.path.normpath(os.path.join(self.cwd or "/", target))
-
-    def _git(self, args: list[str | None]) -> None:
-        i = 0
-        saved = self.cwd
-        while i < len(args) and args[i] is not None and str(args[i]).startswith("-"):
-            opt = str(args[i])
-            value = args[i + 1] if i + 1 < len(args) else None
-            key = opt.split("=", 1)[0]
-            if key in ("-c", "--config-env"):
-                setting = value if opt in ("-c", "--config-env") else opt.split("=", 1)[1]
-                if setting is None or "hookspath" in setting.lower():
-                    self.skips.append("git -c core.hooksPath moves the commit gate's hooks")
-            if opt == "-C":
-                self._cd([value])
-            i += 2 if opt in _GIT_VALUE_OPTS else 1
-        sub = args[i] if i < len(args) else None
-        rest = args[i + 1 :]
-        if sub is None:
-            if i < len(args):
-                self.unresolved.append("the git subcommand is not literal")
-        else:
-            self._git_sub(sub, rest)
-        self.cwd = saved
-
-    def _git_sub(self, sub: str, rest: list[str | None]) -> None:
-        if sub in _NO_VERIFY_GIT and "--no-verify" in rest:
-            self.skips.append(f"git {sub} --no-verify skips the commit gate")
-        if sub == "commit" and any(_short_cluster_has(a, "n", "mFCct") for a in rest if a):
-            self.skips.append("git commit -n skips the commit gate")
-        if sub == "config" and any(a is None or "hookspath" in a.lower() for a in rest):
-            self.skips.append("git config core.hooksPath moves the commit gate's hooks")
-        if sub == "update-index" and any(a in ("--assume-unchanged", "--skip-worktree") for a in rest):
-            self.skips.append(
-                f"git update-index {next(a for a in rest if a and a.startswith('--'))} hides "
-                "changes from the commit gate"
-            )
-        if sub in ("checkout", "restore"):
-            self._git_paths(sub, rest)
-        if sub == "apply":
-            self.unresolved.append("git apply writes what a patch file says, which the guard does not read")
-
-    def _git_paths(self, sub: str, rest: list[str | None]) -> None:
-        if "--" in rest:
-            paths = rest[rest.index("--") + 1 :]
-        elif sub == "restore":
-            paths = _operands(rest, frozenset({"-s", "--source", "--pathspec-from-file"}))
-        else:  # checkout without `--`: an operand that exists on disk is a path, else a branch
-            paths = [
-                a
-                for a in _operands(rest, frozenset({"-b", "-B", "--orphan"}))
-                if a is None or (self.cwd and os.path.lexists(os.path.join(self.cwd, a)))
-            ]
-        for path in paths:
-            self._tree_target(path, "write", f"git {sub}'s path")
-
-    def _tree_target(self, value: str | None, op: str, what: str) -> None:
+    def tree_target(self, value: str | None, op: str, what: str) -> None:
         """A target that may be a directory: op `tree`, every file under it would change."""
-        if value is not None and self.cwd is not None:
-            full = os.path.join(self.cwd, value)
-            if os.path.isdir(full) and not os.path.islink(full):
-                op = TREE
+        if value is not None and self.isdir(value):
+            op = TREE
         self.target(value, op, what)
 
-    def _apply_patch(self, args: list[str | None], heredoc: str | None) -> None:
-        from . import patch
-        from .payload import patch_targets
+    def isdir(self, value: str) -> bool:
+        places = [value] if os.path.isabs(value) else [os.path.join(c, value) for c in self.cwds or ()]
+        return any(os.path.isdir(p) and not os.path.islink(p) for p in places)
 
-        text = heredoc if heredoc is not None else (args[0] if args else None)
-        if text is None:
-            self.unresolved.append("apply_patch's patch is not literal")
+    def chdir(self, value: str | None) -> None:
+        """`cd value`, as bash would take it (see the module docstring)."""
+        previous = self.cwds
+        if value == "-":
+            self.cwds, self.oldpwd = self.oldpwd, previous
             return
+        self.oldpwd = previous
+        if value is None or (self.cwds is None and not os.path.isabs(value)):
+            self.cwds = None
+            return
+        if self.cdpath and not value.startswith(("/", "./", "../")) and value not in (".", ".."):
+            self.cwds = None  # CDPATH could take it elsewhere
+            return
+        new = tuple(dict.fromkeys(os.path.normpath(os.path.join(c, value)) for c in self.cwds or ("/",)))
+        exists = all(os.path.isdir(p) for p in new)
+        self.cwds = new if exists else _union(previous, new)  # a cd that may fail leaves both
+
+    @contextmanager
+    def inside(self, value: str | None) -> Iterator[None]:
+        """A program that runs its command in another directory (env -C, sudo -D, git -C)."""
+        saved = self.cwds, self.oldpwd
+        self.chdir(value)
         try:
-            files = patch.parse_patch(text)
-        except patch.PatchError as exc:
-            self.unresolved.append(f"apply_patch: {exc}")
+            yield
+        finally:
+            self.cwds, self.oldpwd = saved
+
+    def run_code(self, code: str | None, what: str) -> None:
+        """Bash code a runner takes from a string (`bash -c`, `eval`-like)."""
+        if code is None:
+            self.unknown(f"{what} runs text that is not literal")
             return
-        if self.cwd is None:
-            self.unresolved.append("apply_patch runs in a directory the guard cannot follow")
-            return
-        self.targets += patch_targets(files, self.cwd)
-
-    def _shell(self, name: str, args: list[str | None], depth: int) -> None:
-        for i, arg in enumerate(args):
-            if arg is not None and arg.startswith("-") and "c" in arg[1:] and not arg.startswith("--"):
-                code = args[i + 1] if i + 1 < len(args) else None
-                if code is None:
-                    self.unresolved.append(f"{name} -c runs text that is not literal")
-                else:
-                    self.run(code, depth + 1)
-                return
-        if any(a is None or not a.startswith("-") for a in args):
-            self.unresolved.append(f"{name} runs a script the guard does not read")
-
-    def _inline(self, name: str, args: list[str | None]) -> None:
-        flags = _inline_flags(name) or ()
-        for i, arg in enumerate(args):
-            code = None
-            if arg in flags:
-                code = args[i + 1] if i + 1 < len(args) else None
-                if code is None:
-                    self.unresolved.append(f"{name} {arg} runs code that is not literal")
-                    return
-            elif arg is not None and any(arg.startswith(f) and len(f) == 2 and len(arg) > 2 for f in flags):
-                code = arg[2:]
-            if code is not None and _WRITE_HINTS.search(code):
-                self.unresolved.append(f"{name} runs inline code that may write files")
-                return
+        saved = self.cwds, self.oldpwd
+        self.run(code, self.depth + 1)
+        self.cwds, self.oldpwd = saved
 
 
-def _inline_flags(name: str) -> tuple[str, ...] | None:
-    base = re.sub(r"[\d.]+$", "", name)  # python3.12 -> python
-    return _INLINE.get(base)
+def _union(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if a is None or b is None:
+        return None
+    return tuple(dict.fromkeys(a + b))
 
 
-def _short_cluster_has(arg: str, letter: str, takes_value: str) -> bool:
-    if not arg.startswith("-") or arg.startswith("--") or len(arg) < 2:
-        return False
-    for ch in arg[1:]:
-        if ch == letter:
-            return True
-        if ch in takes_value:
-            return False
-    return False
+def _substitutions(node: Any) -> Iterator[Any]:
+    """The substitutions inside a word (they run before the command does)."""
+    if node.type in ("command_substitution", "process_substitution"):
+        yield node
+        return
+    for child in node.named_children:
+        yield from _substitutions(child)
 
 
-def _operands(args: list[str | None], value_opts: frozenset[str]) -> list[str | None]:
-    """Arguments that are not options (nor option values); everything after `--` is an operand."""
-    found: list[str | None] = []
-    skip = False
-    for i, arg in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if arg == "--":
-            return found + list(args[i + 1 :])
-        if arg is not None and arg.startswith("-") and arg != "-":
-            skip = arg in value_opts
-            continue
-        found.append(arg)
-    return found
-
-
-def _first_operand(args: list[str | None], value_opts: str) -> tuple[int, str] | None:
-    for i, arg in enumerate(args):
-        if arg is None:
-            return None
-        if not arg.startswith("-"):
-            return i, posixpath.basename(arg)
+def _redirect_content(w: Walker, body: Any | None) -> str | None:
+    """The text `echo ... > f`, `printf ... > f` or `cat > f <<EOF` writes, when literal."""
+    if body is None or body.type != "command":
+        return None
+    name_node = body.child_by_field_name("name")
+    name = _text(name_node) if name_node is not None else ""
+    args = [w.literal(c) for c in body.children_by_field_name("argument")]
+    if name in ("cat", "tee"):
+        return w.stdin.text if w.stdin is not None else None
+    if name in ("echo", "printf") and all(a is not None for a in args):
+        return " ".join(a for a in args if a is not None) + "\n"
     return None
 
 
-def _short_opts(letters: str, long: tuple[str, ...] = ()) -> frozenset[str]:
-    return frozenset({f"-{c}" for c in letters} | set(long))
-
-
-def _tee(w: _Walker, name: str, args: list[str | None]) -> None:
-    for path in _operands(args, frozenset()):
-        w.target(path, "write", "tee's file")
-
-
-def _sed(w: _Walker, name: str, args: list[str | None]) -> None:
-    letter = "i"
-    in_place = any(
-        a is None or a.startswith("--in-place") or _short_cluster_has(a, letter, "ef" if name == "sed" else "eEMIx")
-        for a in args
-    )
-    if not in_place:
-        return
-    value_opts = _short_opts("ef" if name == "sed" else "eEMI", ("--expression", "--file"))
-    operands = _operands(args, value_opts)
-    scripted = any(a in value_opts or (a or "").startswith(("--expression", "--file")) for a in args) or any(
-        a and not a.startswith("--") and a.startswith("-") and ("e" in a[1:] or "E" in a[1:]) for a in args
-    )
-    files = operands if scripted else operands[1:]
-    for path in files:
-        w.target(path, "edit", f"{name} -i's file")
-
-
-def _delete(w: _Walker, name: str, args: list[str | None]) -> None:
-    for path in _operands(args, frozenset()):
-        w._tree_target(path, "delete", f"{name}'s operand")
-
-
-def _make(w: _Walker, name: str, args: list[str | None]) -> None:
-    for path in _operands(args, _short_opts(_MAKERS[name], ("--size", "--reference", "--date"))):
-        w.target(path, "write", f"{name}'s file")
-
-
-def _chmod(w: _Walker, name: str, args: list[str | None]) -> None:
-    operands = _operands(args, frozenset())
-    reference = any((a or "").startswith("--reference") for a in args)
-    for path in operands if reference else operands[1:]:
-        w._tree_target(path, "mode", "chmod's file")
-
-
-def _dd(w: _Walker, name: str, args: list[str | None]) -> None:
-    for arg in args:
-        if arg is None:
-            w.unresolved.append("dd's arguments are not literal")
-        elif arg.startswith("of="):
-            w.target(arg[3:], "write", "dd's of= file")
-
-
-def _copy(w: _Walker, name: str, args: list[str | None]) -> None:
-    if name == "install" and any(a in ("-d", "--directory") for a in args):
-        return
-    value_opts = _short_opts(_COPY_VALUE_OPTS[name], ("--target-directory", "--suffix", "--backup"))
-    operands = _operands(args, value_opts)
-    directory = next(
-        (args[i + 1] for i, a in enumerate(args) if a in ("-t", "--target-directory") and i + 1 < len(args)), None
-    )
-    directory = directory or next((a.split("=", 1)[1] for a in args if a and a.startswith("--target-directory=")), None)
-    if name == "rsync":
-        operands = [a for a in operands if a is None or not re.match(r"^[^/]*:", a)]  # host:path is remote
-    sources, dest = (operands, directory) if directory else (operands[:-1], operands[-1] if operands else None)
-    if dest is None or not sources:
-        w.unresolved.append(f"{name}'s destination cannot be told from its arguments")
-        return
-    link = name == "ln" and any((a is not None and _short_cluster_has(a, "s", "St")) or a == "--symbolic" for a in args)
-    into_dir = (
-        directory is not None or dest.endswith("/") or (w.cwd is not None and os.path.isdir(os.path.join(w.cwd, dest)))
-    )
-    for src in sources:
-        if name == "mv":
-            w._tree_target(src, "move-from", "mv's source")
-        if src is None:
-            w.unresolved.append(f"{name}'s source is not literal")
-            continue
-        tree = name != "ln" and w.cwd is not None and os.path.isdir(os.path.join(w.cwd, src))
-        where = posixpath.join(dest, posixpath.basename(src.rstrip("/"))) if into_dir else dest
-        op = TREE if tree else "link" if link else "move-to" if name == "mv" else "write"
-        w.target(where, op, f"{name}'s destination", link=src if link else None)
-
-
-_WRITERS = {
-    "tee": _tee,
-    "sed": _sed,
-    "perl": _sed,
-    "rm": _delete,
-    "unlink": _delete,
-    "shred": _delete,
-    "touch": _make,
-    "truncate": _make,
-    "chmod": _chmod,
-    "dd": _dd,
-    "cp": _copy,
-    "mv": _copy,
-    "ln": _copy,
-    "install": _copy,
-    "rsync": _copy,
+_HANDLERS = {
+    "command": Walker._command,
+    "variable_assignment": Walker._assignment,
+    "redirected_statement": Walker._redirected,
+    "list": Walker._list,
+    "pipeline": Walker._pipeline,
+    "subshell": Walker._subshell,
+    "command_substitution": Walker._substitution,
+    "process_substitution": Walker._substitution,
+    "comment": lambda w, n: None,
 }
