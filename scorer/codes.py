@@ -93,6 +93,11 @@ CODES: dict[str, Code] = {
         "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "
         "an __init__.py beside a protected test) changed and allowed_test_config does not grant it.",
     ),
+    "test-envelope-unavailable": Code(
+        "Test envelope cannot be enforced",
+        "test_envelope is required and this platform cannot enforce the required test's envelope.",
+        True,
+    ),
     "git-error": Code("git failed", "git could not answer; the change could not be established.", True),
     "internal-error": Code("Internal error", "score-diff hit an unexpected error; nothing was established.", True),
 }

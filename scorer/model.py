@@ -189,6 +189,16 @@ class TestEvidence(NamedTuple):
     note: str = ""  # why, in words
 
 
+class EnvelopeFacts(NamedTuple):
+    """What the envelope around the required test enforced, could not, and what its observer saw."""
+
+    policy: str  # "auto", "required" or "off" (test_envelope)
+    enforced: tuple[str, ...] = ()  # "network: user+network namespace", ...
+    missing: tuple[str, ...] = ()  # "writes: Landlock unavailable: ..."
+    observed: tuple[str, ...] = ()  # attempts outside the envelope, redacted: each fails test-envelope
+    log_sha256: str = ""  # sha256 of the observer log (the observed lines, one per line)
+
+
 class TestOutcome(NamedTuple):
     status: str
     argv: tuple[str, ...] = ()
@@ -199,6 +209,7 @@ class TestOutcome(NamedTuple):
     notes: tuple[str, ...] = ()  # what the report's reader should know about this run (warnings)
     side_effects: tuple[tuple[str | None, str], ...] = ()  # (path or None for HEAD, what the test did to it)
     evidence: TestEvidence | None = None  # None: the test did not run
+    envelope: EnvelopeFacts | None = None  # None: the test did not run, or ran before the envelope existed
 
 
 class CommitMessage(NamedTuple):

@@ -87,11 +87,15 @@ def test_timeout_with_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -> 
 
 
 def test_exit_0_leaving_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -> None:
-    """The test ends at once with exit 0, but something it started lives on and still writes."""
+    """The test ends at once with exit 0, but something it started lives on and still writes: the
+    launcher (the subreaper of everything the test starts) ends it, and the report says so."""
     ready.manifest(required_test=py(DETACHED), test_timeout_s=60)
     code, report, took = score_in_subprocess(ready, bound_s=20)
-    assert code == 1 and {v["code"] for v in report["violations"]} == {"test-failed"}
-    assert "outlived" in report["test"]["reason"]
+    if os.name != "posix":  # no launcher: the grandchild holds the pipe, and the run fails
+        assert code == 1 and "outlived" in report["test"]["reason"]
+        return
+    assert code == 0 and report["violations"] == [], report
+    assert any("ended 1 process(es) the test left running" in w for w in report["warnings"])
     assert took < 15
 
 
@@ -301,7 +305,7 @@ def test_writes_outside_the_repository_and_to_ignored_paths_are_not_side_effects
         f"open({str(outside)!r}, 'w').write('x')\nimport os; os.makedirs('build', exist_ok=True)\n"
         "open('build/out.o', 'w').write('x')\nopen('allowed/a.py').read()\n"
     )
-    ready.manifest(required_test=py(script))
+    ready.manifest(required_test=py(script), test_write_roots=[str(ready.scratch)])
     out = ready.score(skip_test=False)
     assert out.exit_code == 0 and out.codes == set(), out.text
 

@@ -54,6 +54,9 @@ class Manifest(NamedTuple):
     always_run_test: bool = False  # run the required test even when other checks failed
     protected_tests: tuple[str, ...] = ()  # globs of tests the job may add to but not weaken
     allowed_test_config: tuple[str, ...] = ()  # globs of pytest configuration files the job may change
+    test_network: bool = False  # the required test's envelope (docs/required-test.md#the-envelope)
+    test_write_roots: tuple[str, ...] = ()
+    test_envelope: str = "auto"
     sha256: str = ""
     source: str = ""
     warnings: tuple[str, ...] = ()
@@ -183,6 +186,19 @@ def _check_report(data: dict[str, Any]) -> list[str]:
     return []
 
 
+def _check_envelope(data: dict[str, Any]) -> list[str]:
+    problems = []
+    if isinstance(data.get("test_network"), list):
+        problems.append(
+            "test_network: a list of hosts is not supported (score-diff starts no proxy); "
+            "use false, or true to let the test reach every host"
+        )
+    for i, root in enumerate(data.get("test_write_roots", [])):
+        if ".." in root.split("/") or root.rstrip("/") == "":
+            problems.append(f"test_write_roots[{i}] {root!r} must be an absolute directory other than /, without '..'")
+    return problems
+
+
 @functools.lru_cache(maxsize=32)
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem.
@@ -203,6 +219,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     problems += _check_patterns(data.get("forbidden_patterns", []))
     problems += _check_names(data)
     problems += _check_report(data)
+    problems += _check_envelope(data)
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(problems))
     warnings = _root_only_warnings(data.get("forbidden_globs", []))
@@ -217,6 +234,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
         "allowed_fingerprints",
         "scratch_roots",
         "guard_allowed_tools",
+        "test_write_roots",
     ):
         if key in simple:
             simple[key] = tuple(simple[key])

@@ -70,6 +70,9 @@ def test_dict(t: TestOutcome) -> dict[str, Any]:
         "output_tail": t.output_tail,
         "reason": t.reason,
         "evidence": None if t.evidence is None else t.evidence._asdict(),
+        "envelope": None
+        if t.envelope is None
+        else {k: list(v) if isinstance(v, tuple) else v for k, v in t.envelope._asdict().items()},
     }
 
 

@@ -30,7 +30,15 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "justification": ("bad-justification",),
     "secret": ("secret",),
     "risky-shell": ("risky-shell",),
-    "test": ("test-failed", "test-timeout", "test-side-effect", "test-weakened", "test-empty", "test-config-changed"),
+    "test": (
+        "test-failed",
+        "test-timeout",
+        "test-side-effect",
+        "test-weakened",
+        "test-empty",
+        "test-config-changed",
+        "test-envelope-unavailable",
+    ),
     "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
     "internal": ("internal-error",),
 }

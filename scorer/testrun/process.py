@@ -51,7 +51,7 @@ class Output:
             return self._data[-OUTPUT_CAP:].decode("utf-8", "replace")
 
 
-def start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start(argv: list[str], cwd: str, env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
     """The process in a session of its own (POSIX), so its whole group can be killed at the end."""
     return subprocess.Popen(
         argv,
@@ -61,6 +61,7 @@ def start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[by
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=os.name == "posix",
+        pass_fds=pass_fds,
     )
 
 
@@ -83,8 +84,16 @@ def wait(
                 progress(clock() - start_s)
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the test's whole process group: what the test started and left running goes with it."""
+def kill_group(proc: subprocess.Popen[bytes], launcher: bool = False) -> None:
+    """Kill the test's whole process group: what the test started and left running goes with it.
+
+    With the launcher (launcher.py), it is asked first: it ends the whole tree, orphans that left
+    the group included, which a SIGKILL to the group would leave to init."""
+    if launcher and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=DRAIN_S)
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)

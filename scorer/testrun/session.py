@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import checkout, evidence, run_test
+from . import checkout, envelope, evidence, run_test
 from .environment import NEVER_PASSED, program_inside, test_environment
 
 if TYPE_CHECKING:
@@ -136,7 +136,9 @@ def _run(
     planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
     existed = evidence.identity(planned.report)
-    test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress)._replace(argv=argv)
+    launch = envelope.prepare(manifest, root, scratch, planned.report, env)
+    test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
+    test = envelope.noted(test._replace(argv=argv))
     if test.status in (TEST_PASSED, TEST_FAILED) and test.exit_code is not None:
         found = evidence.collect(planned, existed, manifest.min_tests)
         test = test._replace(evidence=found)

@@ -1,0 +1,193 @@
+"""The envelope the required test runs in: no network, writes only beneath its roots, a fresh HOME.
+
+The manifest declares it (test_network, test_write_roots, test_programs, test_envelope) and
+the pin holds it. `prepare` turns it into the launcher's argv prefix (launcher.py does the
+jailing on Linux: a network namespace, Landlock, and the process tree that never outlives
+score-diff), a `sandbox-exec` profile on macOS, and the environment changes; `finish` reads
+what the launcher could and could not enforce. What each platform enforces, observes or
+cannot see: docs/required-test.md#the-envelope.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..errors import ScoreDiffError
+from ..model import EnvelopeFacts, TestOutcome
+
+if TYPE_CHECKING:
+    from ..manifest.load import Manifest
+
+LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+SANDBOX_EXEC = "/usr/bin/sandbox-exec"
+PRIVATE_ENV = ("HOME", "TMPDIR", "TMP", "TEMP")  # pointed at the run's own directories unless test_env names them
+ABORTED = 125  # launcher.ABORTED
+UNAVAILABLE: tuple[str, ...] = ()  # mechanisms the launcher must treat as missing: how tests stand in for a platform
+DEVICES = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper")
+
+
+class EnvelopeUnavailable(ScoreDiffError):
+    """test_envelope is "required" and this platform cannot enforce all of the envelope."""
+
+    code = "test-envelope-unavailable"
+
+
+class Launch(NamedTuple):
+    """One run's envelope: the argv prefix, the environment, and the launcher's status pipe."""
+
+    prefix: tuple[str, ...]  # before the test's argv
+    inner: tuple[str, ...]  # between the launcher and the test's argv (sandbox-exec on macOS)
+    env: dict[str, str]
+    status_read: int | None  # None: no launcher
+    status_write: int | None
+    facts: EnvelopeFacts
+
+
+def write_roots(manifest: Manifest, cwd: str, scratch: str, report: str | None) -> tuple[str, ...]:
+    """Where the test may write: where it runs, its private directory, an absolute report's directory,
+    and test_write_roots. Real paths: a symlinked root grants what it points to, no more."""
+    roots = [cwd, scratch, *manifest.test_write_roots]
+    if report is not None:
+        roots.append(os.path.dirname(report))
+    seen: dict[str, None] = {}
+    for root in roots:
+        seen[os.path.realpath(root)] = None
+    return tuple(seen)
+
+
+def environment(env: Mapping[str, str], given: Sequence[str], scratch: str) -> dict[str, str]:
+    """HOME a fresh directory and the temporary directory the run's own, unless test_env names them."""
+    home, tmp = os.path.join(scratch, "home"), os.path.join(scratch, "tmp")
+    for path in (home, tmp):
+        os.makedirs(path, exist_ok=True)
+    private = {"HOME": home, "TMPDIR": tmp, "TMP": tmp, "TEMP": tmp}
+    return {**env, **{k: v for k, v in private.items() if k not in given}}
+
+
+def sandbox_profile(roots: Sequence[str], network: bool) -> str:
+    """A macOS Seatbelt profile for `sandbox-exec -p`: writes beneath `roots` only, and no network but
+    loopback unless `network`. Everything else is allowed, as on Linux."""
+    for root in roots:
+        if any(c in root for c in '"\\') or any(ord(c) < 32 for c in root):
+            raise ValueError(f"a write root the profile language cannot quote: {root!r}")
+    allowed = " ".join([*(f'(subpath "{r}")' for r in roots), *(f'(literal "{d}")' for d in DEVICES)])
+    lines = ["(version 1)", "(allow default)", "(deny file-write*)", f"(allow file-write* {allowed})"]
+    if not network:
+        lines += ['(deny network-outbound (remote ip "*:*"))', '(allow network-outbound (remote ip "localhost:*"))']
+    return "\n".join(lines) + "\n"
+
+
+def _cleanup_root(scratch: str) -> str:
+    """The score-diff-test-* directory `scratch` lies in: what the launcher removes if score-diff dies."""
+    path = os.path.realpath(scratch)
+    while path != os.path.dirname(path):
+        if os.path.basename(path).startswith("score-diff-test-"):
+            return path
+        path = os.path.dirname(path)
+    return os.path.realpath(scratch)
+
+
+def prepare(manifest: Manifest, cwd: str, scratch: str, report: str | None, env: Mapping[str, str]) -> Launch:
+    """The envelope for one run of the required test; raises EnvelopeUnavailable when it is
+    required and this platform has no launcher at all."""
+    policy = manifest.test_envelope
+    off = policy == "off"
+    run_env = dict(env) if off else environment(env, manifest.test_env, scratch)
+    if os.name != "posix" or not sys.executable:
+        return _no_launcher(policy, run_env)
+    roots = write_roots(manifest, cwd, scratch, report)
+    inner: tuple[str, ...] = ()
+    enforced: list[str] = []
+    jail = not off and not sys.platform.startswith("linux")
+    if jail and sys.platform == "darwin" and os.path.exists(SANDBOX_EXEC):
+        inner = (SANDBOX_EXEC, "-p", sandbox_profile(roots, manifest.test_network))
+        enforced = ["writes: sandbox-exec", *([] if manifest.test_network else ["network: sandbox-exec"])]
+    read, write = os.pipe()
+    config = {
+        "status_fd": write,
+        "parent": os.getpid(),
+        "network": off or manifest.test_network or bool(inner),
+        "write_roots": None if off or inner else list(roots),
+        "required": policy == "required",
+        "cleanup": [_cleanup_root(scratch)],
+        "unavailable": list(UNAVAILABLE),
+    }
+    prefix = (sys.executable, "-I", "-S", LAUNCHER, json.dumps(config), "--")
+    facts = EnvelopeFacts(policy, enforced=tuple(enforced))
+    return Launch(prefix, inner, run_env, read, write, facts)
+
+
+def _no_launcher(policy: str, env: dict[str, str]) -> Launch:
+    missing = () if policy == "off" else ("network: no launcher on this platform", "writes: no launcher")
+    if policy == "required":
+        raise EnvelopeUnavailable(
+            "test_envelope is required, but this platform has no way to jail the required test "
+            "(docs/required-test.md#the-envelope)"
+        )
+    return Launch((), (), env, None, None, EnvelopeFacts(policy, missing=missing))
+
+
+def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
+    """What the launcher reported; raises EnvelopeUnavailable if it refused to run the test."""
+    facts = launch.facts
+    enforced, missing = list(facts.enforced), list(facts.missing)
+    aborted = ""
+    for line in status.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if "enforced" in record:
+            enforced.append(f"{record['enforced']}: {record.get('how', '')}")
+        elif "missing" in record:
+            missing.append(f"{record['missing']}: {record.get('why', '')}")
+        elif "ended" in record:
+            enforced.append(f"process tree: ended {record['ended']} process(es) the test left running")
+        elif "aborted" in record:
+            aborted = str(record["aborted"])
+    if aborted and exit_code == ABORTED:
+        raise EnvelopeUnavailable(f"{aborted} (docs/required-test.md#the-envelope)")
+    if launch.status_read is not None and not any(e.startswith("process tree") for e in enforced + missing):
+        missing.append("launcher: it reported nothing; the envelope is unknown")
+    return facts._replace(enforced=tuple(enforced), missing=tuple(missing))
+
+
+def noted(test: TestOutcome) -> TestOutcome:
+    """The one report line for what the envelope could not enforce ("auto")."""
+    facts = test.envelope
+    if facts is None:
+        return test
+    left = [e for e in facts.enforced if e.startswith("process tree: ended ")]
+    if left:
+        test = test._replace(
+            notes=(
+                *test.notes,
+                f"the required test's {left[0].removeprefix('process tree: ')}: "
+                "a background process cannot change the tree after the test",
+            )
+        )
+    if not facts.missing or facts.policy == "off":
+        return test
+    line = (
+        "the required test's envelope could not enforce "
+        + "; ".join(facts.missing)
+        + ' (test_envelope is auto; "required" would make this could-not-score: docs/required-test.md#the-envelope)'
+    )
+    return test._replace(notes=(*test.notes, line))
+
+
+def not_started(status: str) -> str | None:
+    """The launcher's reason when the test's program could not be started."""
+    for line in status.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if "not_started" in record:
+            return str(record["not_started"])
+    return None

@@ -1,0 +1,344 @@
+"""The required test's envelope: no network, writes only beneath its roots, a fresh HOME, and a
+process tree that never outlives score-diff. Each attacker test has a legitimate neighbour."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+
+from scorer.testrun import envelope
+
+
+def _probe(code: str) -> bool:
+    return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+LINUX = sys.platform.startswith("linux")
+NETNS = LINUX and _probe(
+    "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); os._exit(libc.unshare(0x10000000 | 0x40000000) != 0)"
+)
+LANDLOCK = LINUX and _probe("import ctypes, os; os._exit(ctypes.CDLL(None).syscall(444, None, 0, 1) < 1)")
+needs_netns = pytest.mark.skipif(not NETNS, reason="no user+network namespaces here: nothing guarantees no traffic")
+needs_landlock = pytest.mark.skipif(not LANDLOCK, reason="no Landlock on this kernel")
+
+
+def py(code: str) -> list[str]:
+    return [sys.executable, "-c", textwrap.dedent(code)]
+
+
+@pytest.fixture
+def ready(committed: GitRepo) -> GitRepo:
+    committed.write("allowed/a.py", "fixed\n")
+    committed.write(".gitignore", "out/\n")
+    committed.commit("ignore out/")
+    committed.write("allowed/a.py", "fixed again\n")
+    return committed
+
+
+def test_off_by_default_and_in_the_report(ready: GitRepo) -> None:
+    ready.manifest(required_test=py("pass"))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0, out.text
+    env = out.report["test"]["envelope"]
+    assert env["policy"] == "auto"
+    if NETNS:
+        assert any(e.startswith("network: ") for e in env["enforced"])
+    if LANDLOCK:
+        assert any(e.startswith("writes: landlock") for e in env["enforced"])
+    assert any(e.startswith("process tree: ") for e in env["enforced"])
+
+
+# -- network ------------------------------------------------------------------------------
+
+CONNECT = """
+    import socket, sys
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect(("192.0.2.1", 80))  # TEST-NET-1: inside the namespace no packet can leave
+    except OSError as exc:
+        print("connect failed:", exc)
+        sys.exit(1)
+    print("reached the network")
+"""
+
+
+@needs_netns
+def test_a_socket_to_a_public_address_fails_before_a_packet_leaves(ready: GitRepo) -> None:
+    ready.manifest(required_test=py(CONNECT))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+    assert "Network is unreachable" in out.report["test"]["output_tail"]
+
+
+@needs_netns
+def test_a_forked_child_cannot_reach_the_network_either(ready: GitRepo) -> None:
+    code = f"""
+        import os, sys
+        pid = os.fork()
+        if pid == 0:
+            exec({textwrap.dedent(CONNECT)!r})
+        _, status = os.waitpid(pid, 0)
+        sys.exit(os.waitstatus_to_exitcode(status))
+    """
+    ready.manifest(required_test=py(code))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+    assert "Network is unreachable" in out.report["test"]["output_tail"]
+
+
+def test_loopback_inside_the_namespace_works(ready: GitRepo) -> None:
+    """The neighbour: a test that serves and calls itself on 127.0.0.1 passes."""
+    code = """
+        import socket
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        client = socket.create_connection(server.getsockname())
+        conn, _ = server.accept()
+        client.sendall(b"ping")
+        assert conn.recv(4) == b"ping"
+    """
+    ready.manifest(required_test=py(code))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+
+
+def test_network_true_leaves_the_network_alone(ready: GitRepo) -> None:
+    ready.manifest(required_test=py("pass"), test_network=True)
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0
+    assert not any(e.startswith("network") for e in out.report["test"]["envelope"]["enforced"])
+
+
+def test_a_list_of_hosts_is_refused_as_unsupported(ready: GitRepo) -> None:
+    ready.manifest(test_network=["pypi.org"])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 2
+    assert "a list of hosts is not supported" in out.text
+
+
+# -- writes -------------------------------------------------------------------------------
+
+WRITE = """
+    import sys
+    try:
+        with open({path!r}, "a") as fh:
+            fh.write("echo owned\\n")
+    except OSError as exc:
+        print("write failed:", exc)
+        sys.exit(1)
+"""
+
+
+def _targets(ready: GitRepo) -> dict[str, Path]:
+    return {
+        "bashrc": Path(os.environ["HOME"]) / ".bashrc",  # the caller's HOME, by absolute path
+        "sibling": ready.root.parent / "sibling" / "x.txt",
+        "tmp-elsewhere": Path("/tmp") / f"elsewhere-{uuid.uuid4().hex}" / "x.txt",
+    }
+
+
+@needs_landlock
+@pytest.mark.parametrize("target", ["bashrc", "sibling", "tmp-elsewhere"])
+@pytest.mark.parametrize("forked", [False, True])
+def test_a_write_outside_the_roots_is_refused(ready: GitRepo, target: str, forked: bool) -> None:
+    path = _targets(ready)[target]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        code = textwrap.dedent(WRITE.format(path=str(path)))
+        if forked:
+            code = f"import os, subprocess, sys\nsys.exit(subprocess.run([sys.executable, '-c', {code!r}]).returncode)"
+        ready.manifest(required_test=[sys.executable, "-c", code])
+        out = ready.score(skip_test=False)
+        assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+        assert "Permission denied" in out.report["test"]["output_tail"]
+        assert not path.exists()
+    finally:
+        if target == "tmp-elsewhere":
+            path.parent.rmdir()
+
+
+def test_writes_inside_the_roots_pass(ready: GitRepo, tmp_path: Path) -> None:
+    """The neighbour: the tree it runs in (an ignored file), its temporary directory, its HOME,
+    and a directory test_write_roots names."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    code = f"""
+        import os, tempfile
+        os.makedirs("out", exist_ok=True)
+        open("out/result.txt", "w").write("ok")
+        with tempfile.NamedTemporaryFile("w") as fh:
+            fh.write("ok")
+        open(os.path.expanduser("~/.cache-file"), "w").write("ok")
+        open({str(extra / "x")!r}, "w").write("ok")
+        open(os.devnull, "w").write("ok")
+    """
+    ready.manifest(required_test=py(code), test_write_roots=[str(extra)])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+    assert (extra / "x").read_text() == "ok"
+
+
+def test_home_is_a_fresh_directory_unless_test_env_names_it(ready: GitRepo) -> None:
+    real = os.environ["HOME"]
+    code = (
+        f"import os, sys\nsys.exit(0 if os.environ['HOME'] != {real!r} and not os.listdir(os.environ['HOME']) else 1)"
+    )
+    ready.manifest(required_test=[sys.executable, "-c", code])
+    assert ready.score(skip_test=False).exit_code == 0
+    code = f"import os, sys\nsys.exit(0 if os.environ['HOME'] == {real!r} else 1)"
+    ready.manifest(required_test=[sys.executable, "-c", code], test_env=["HOME"])
+    assert ready.score(skip_test=False).exit_code == 0
+
+
+def test_write_roots_must_be_absolute_directories(ready: GitRepo) -> None:
+    for roots in (["relative/dir"], ["/"], ["/tmp/../etc"]):
+        ready.manifest(test_write_roots=roots)
+        out = ready.score(skip_test=False)
+        assert out.exit_code == 2 and "manifest-invalid" in out.text, roots
+
+
+def test_off_means_no_jail(ready: GitRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    ready.manifest(required_test=py(f"open({str(outside)!r}, 'w').write('x')"), test_envelope="off")
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0, out.text
+    assert outside.exists()
+    assert out.report["test"]["envelope"]["policy"] == "off"
+
+
+# -- what the platform cannot do ----------------------------------------------------------
+
+
+def test_auto_says_in_one_line_what_it_could_not_enforce(ready: GitRepo, monkeypatch) -> None:
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("network",))
+    ready.manifest(required_test=py("pass"))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0, out.text
+    lines = [w for w in out.report["warnings"] if "envelope could not enforce" in w]
+    assert len(lines) == 1 and "network" in lines[0]
+    assert any(m.startswith("network: ") for m in out.report["test"]["envelope"]["missing"])
+
+
+def test_required_cannot_score_where_the_platform_cannot_enforce(ready: GitRepo, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("writes",))
+    ran = tmp_path / "ran"
+    ready.manifest(required_test=py(f"open({str(ran)!r}, 'w')"), test_envelope="required")
+    code, text = _cli(ready)
+    assert code == 2
+    assert text.rstrip().splitlines()[-1] == "RESULT: FAIL (could not score: test-envelope-unavailable)"
+    assert not ran.exists()  # the test never ran unconfined
+
+
+def _cli(ready: GitRepo) -> tuple[int, str]:
+    from conftest import run_cli
+
+    return run_cli(["--repo", str(ready.root), "--manifest", str(ready.manifest_path)])
+
+
+def test_the_macos_profile_confines_writes_and_network() -> None:
+    profile = envelope.sandbox_profile(["/Users/me/repo", "/private/var/folders/x/score-diff-test-1"], network=False)
+    assert profile.startswith("(version 1)\n(allow default)\n(deny file-write*)\n")
+    assert '(subpath "/Users/me/repo")' in profile and '(literal "/dev/null")' in profile
+    assert '(deny network-outbound (remote ip "*:*"))' in profile
+    assert "network-outbound" not in envelope.sandbox_profile(["/r"], network=True)
+    with pytest.raises(ValueError, match="cannot quote"):
+        envelope.sandbox_profile(['/r") (allow file-write* (subpath "/'], network=False)
+
+
+# -- the test never outlives score-diff ---------------------------------------------------
+
+GRANDCHILD = """
+    import os, subprocess, sys, time
+    sleep = "import time; time.sleep(600)  # {marker}"
+    # A grandchild in a session of its own, out of the test's process group, that would live on.
+    subprocess.Popen([sys.executable, "-c", sleep], start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen([sys.executable, "-c", sleep])
+    open({ready!r}, "w").write("ready")
+    time.sleep(600)  # {marker}
+"""
+
+
+def _sleepers(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker` (an unique path)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as fh:
+                    cmdline = fh.read()
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    state = fh.read().rsplit(b")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker.encode() in cmdline and state != b"Z":
+                found.append(int(name))
+    return found
+
+
+def _gone(marker: str) -> bool:
+    import time
+
+    for _ in range(200):  # bounded: the kernel delivers the death signal asynchronously
+        if not _sleepers(marker):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_killing_score_diff_ends_the_tests_whole_tree_and_its_temp_files(ready: GitRepo, tmp_path, how) -> None:
+    import time
+
+    (tmp_path / "signal").mkdir()
+    ready_file = tmp_path / "signal" / "ready"
+    temp = tmp_path / "tmpdir"
+    temp.mkdir()
+    marker = uuid.uuid4().hex
+    code = py(GRANDCHILD.format(ready=str(ready_file), marker=marker))
+    ready.manifest(required_test=code, test_write_roots=[str(ready_file.parent)])
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(Path(envelope.__file__).parents[2])}
+    argv = [sys.executable, "-m", "scorer", "--repo", str(ready.root), "--manifest", str(ready.manifest_path)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            if ready_file.exists():
+                break
+            time.sleep(0.05)
+        assert ready_file.exists(), "the test never started"
+        assert [p.name for p in temp.iterdir()], "the test's temporary directory should exist while it runs"
+        assert len(_sleepers(marker)) >= 3  # the test, its child, the grandchild that left its group (+ launcher)
+        proc.send_signal(how)
+        proc.wait()
+        assert _gone(marker), "a process of the test outlived score-diff"
+        for _ in range(200):
+            if not list(temp.iterdir()):
+                break
+            time.sleep(0.05)
+        assert list(temp.iterdir()) == []
+    finally:
+        proc.kill()
+        for pid in _sleepers(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_report_validates_with_the_envelope(ready: GitRepo) -> None:
+    import jsonschema
+
+    from scorer.manifest.load import schema_text
+
+    ready.manifest(required_test=py("pass"))
+    out = ready.score(skip_test=False)
+    jsonschema.validate(out.report, json.loads(schema_text("report.schema.json")))
