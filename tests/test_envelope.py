@@ -342,3 +342,14 @@ def test_report_validates_with_the_envelope(ready: GitRepo) -> None:
     ready.manifest(required_test=py("pass"))
     out = ready.score(skip_test=False)
     jsonschema.validate(out.report, json.loads(schema_text("report.schema.json")))
+
+
+@needs_landlock
+def test_the_repository_itself_is_outside_the_roots(ready: GitRepo) -> None:
+    """The test runs in a temporary checkout: job code that finds the developer's tree by its
+    absolute path cannot write there either (the side-effect snapshot stays as the backstop)."""
+    target = ready.root / "allowed" / "a.py"
+    ready.manifest(required_test=py(WRITE.format(path=str(target))))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-failed"}, out.text
+    assert target.read_text() == "fixed again\n"

@@ -275,7 +275,9 @@ def git_in_test(*args: str) -> str:
 )
 def test_the_test_may_not_change_what_was_scored(ready: GitRepo, script: str, paths: set) -> None:
     # The test runs in a temporary checkout; job code that knows where the repository is goes there.
-    ready.manifest(required_test=py(f"import os; os.chdir({str(ready.root)!r})\n" + script))
+    # The envelope refuses those writes (tests/test_envelope.py); the snapshot is the backstop
+    # where the envelope cannot confine writes, which "off" stands in for here.
+    ready.manifest(required_test=py(f"import os; os.chdir({str(ready.root)!r})\n" + script), test_envelope="off")
     out = ready.score(skip_test=False)
     assert failed_with(out, "test-side-effect"), out.text
     assert out.codes == {"test-side-effect"}
@@ -321,7 +323,8 @@ def test_range_mode_does_not_watch_the_checkout(committed: GitRepo) -> None:
 
 
 def test_side_effects_are_reported_in_shadow_mode_too(ready: GitRepo) -> None:
-    ready.manifest(required_test=py(f"open({str(ready.root / 'other/b.py')!r}, 'a').write('more\\n')\n"))
+    script = f"open({str(ready.root / 'other/b.py')!r}, 'a').write('more\\n')\n"
+    ready.manifest(required_test=py(script), test_envelope="off")  # the envelope would refuse the write
     out = ready.score("--shadow", skip_test=False)
     assert out.exit_code == 0 and out.codes == {"test-side-effect"}
     assert out.last_line == "RESULT: PASS (shadow: 1 would-fail)"

@@ -52,7 +52,8 @@ def write_roots(manifest: Manifest, cwd: str, scratch: str, report: str | None) 
     """Where the test may write: where it runs, its private directory, an absolute report's directory,
     and test_write_roots. Real paths: a symlinked root grants what it points to, no more."""
     roots = [cwd, scratch, *manifest.test_write_roots]
-    if report is not None:
+    if report is not None:  # a runner makes its report's directory itself; a rule needs it to exist
+        os.makedirs(os.path.dirname(report), exist_ok=True)
         roots.append(os.path.dirname(report))
     seen: dict[str, None] = {}
     for root in roots:
