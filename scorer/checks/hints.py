@@ -571,6 +571,14 @@ def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
+def _test_envelope_unavailable(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (
+        "stop and tell the user this machine cannot jail the required test (no user namespaces or Landlock); "
+        "this is not a verdict on your change",
+        "run the gate where user namespaces and Landlock are allowed, or set test_envelope to auto",
+    )
+
+
 def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
     return (
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
@@ -644,6 +652,7 @@ _HINTS: dict[str, Hint] = {
         "special-cased-input",
     ),
     "test-config-changed": _test_config_changed,
+    "test-envelope-unavailable": _test_envelope_unavailable,
     "git-error": _git_error,
     "internal-error": _internal,
     # the guard's own findings
