@@ -1,13 +1,16 @@
-"""Time score-diff guard as a command hook and the sidecar round trip, beside the floors.
+"""Time score-diff guard as a command hook and through the sidecar, beside the floors.
 
-    python benchmarks/guard.py [--size medium] [--calls 200]
+    python benchmarks/guard.py [--size medium] [--calls 200] [--tracked]
 
 On the generated repository of --size: `python -c pass` (interpreter start-up), one
-`git rev-parse` (the one git call the guard makes), the guard as a command hook on a
-Write payload (a new process per call, as Claude Code and Codex run it), and the same
-payload POSTed to `score-diff serve` on a loopback port (one kept-alive connection).
-Calls are interleaved so load from other work spreads over all of them; p50 and p95
-are reported. The decision log is written on every call, as in real use.
+`git rev-parse` (the one git call the guard needs to find the repository), the guard as a
+command hook on a Write payload (a new process per call, as Claude Code and Codex run it),
+and the same payload POSTed to `score-diff serve` (its own process, on a loopback port) on a
+fresh connection per request: by one client, and by ten clients at once (each of the ten
+requests of a burst is one sample). Each round runs every row once, so load from other work
+spreads over all of them; p50 and p95 are reported. The decision log is written on every
+call, as in real use. `--tracked` commits the manifest in the repository and reads it from
+HEAD (a git call more per decision) instead of passing --manifest with a file outside it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,16 +30,71 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import SIZES, ensure
 
+CLIENTS = 10
+
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
+def post(port: int, payload: bytes) -> float:
+    """One request on a fresh connection; its wall time. The answer must be an allow."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/score?agent=claude", body=payload, headers={"Content-Type": "application/json"})
+    body = conn.getresponse().read()
+    conn.close()
+    took = time.perf_counter() - started
+    if body != b"{}":
+        raise SystemExit(f"the sidecar did not allow the benchmark write: {body!r}")
+    return took
+
+
+def burst(port: int, payload: bytes) -> list[float]:
+    """CLIENTS requests at once, each from its own thread and connection."""
+    times: list[float] = []
+    gate = threading.Barrier(CLIENTS)
+
+    def client() -> None:
+        gate.wait()
+        times.append(post(port, payload))
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times
+
+
+def start_sidecar(argv: list[str], cwd: str) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen([*argv, "--port", "0"], cwd=cwd, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # "score-diff serve: listening on http://127.0.0.1:PORT/score?agent=NAME"
+    if "listening on" not in line:
+        proc.kill()
+        raise SystemExit(f"score-diff serve did not start: {line!r}")
+    return proc, int(line.split("127.0.0.1:")[1].split("/")[0])
+
+
+def tracked_copy(repo: str, manifest: Path) -> str:
+    """A clone of the repository with the manifest committed at its root as job_manifest.json."""
+    work = Path(tempfile.mkdtemp()) / "tracked"
+    subprocess.run(["git", "clone", "-q", "--no-local", repo, str(work)], check=True)
+    shutil.copy(manifest, work / "job_manifest.json")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b"}
+    env["GIT_COMMITTER_EMAIL"] = "b@b"
+    subprocess.run(["git", "-C", str(work), "add", "job_manifest.json"], check=True)
+    subprocess.run(["git", "-C", str(work), "commit", "-qm", "fence", "--no-verify"], check=True, env=env)
+    return str(work)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", choices=sorted(SIZES), default="medium")
     p.add_argument("--calls", type=int, default=200)
+    p.add_argument("--tracked", action="store_true", help="the manifest committed at HEAD, not --manifest")
     args = p.parse_args(argv)
     import compileall
 
@@ -44,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     # Bytecode as an installed package has it, even under PYTHONDONTWRITEBYTECODE.
     compileall.compile_dir(str(Path(scorer.__file__).parent), quiet=1)
     gen = ensure(SIZES[args.size])
-    repo = str(gen.repo)
+    repo = tracked_copy(str(gen.repo), gen.manifest) if args.tracked else str(gen.repo)
     target = sorted(gen.info["touched_paths"])[0]
     payload = json.dumps(
         {
@@ -57,55 +116,45 @@ def main(argv: list[str] | None = None) -> int:
         }
     ).encode()
     log_db = str(Path(tempfile.mkdtemp()) / "bench.sqlite3")
-    guard = [
-        sys.executable,
-        "-m",
-        "scorer",
-        "guard",
-        "--agent",
-        "claude",
-        "--manifest",
-        str(gen.manifest),
-        "--log-db",
-        log_db,
-    ]
+    fence = [] if args.tracked else ["--manifest", str(gen.manifest)]
+    guard = [sys.executable, "-m", "scorer", "guard", "--agent", "claude", *fence, "--log-db", log_db]
     commands = {
         "python -c pass": ([sys.executable, "-c", "pass"], b""),
         "git rev-parse": (["git", "-C", repo, "rev-parse", "--show-toplevel", "--absolute-git-dir"], b""),
         "guard (command hook)": (guard, payload),
     }
     check = subprocess.run(guard, input=payload, capture_output=True, cwd=repo)
-    if check.returncode != 0:
+    if check.returncode != 0 or check.stdout.strip():
         raise SystemExit(f"the guard did not allow the benchmark write: {check.stdout!r} {check.stderr!r}")
-    from scorer.guard.run import Options
-    from scorer.guard.serve import LOOPBACK, GuardServer
-
-    server = GuardServer(0, dict(os.environ), Options("claude", str(gen.manifest), repo, log_db=log_db))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    conn = http.client.HTTPConnection(LOOPBACK, server.server_address[1], timeout=10)
-    times: dict[str, list[float]] = {name: [] for name in [*commands, "sidecar round trip"]}
-    for _ in range(args.calls):
-        for name, (argv_, data) in commands.items():
-            started = time.perf_counter()
-            subprocess.run(
-                argv_, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=repo, check=False
-            )
-            times[name].append(time.perf_counter() - started)
-        started = time.perf_counter()
-        conn.request("POST", "/score?agent=claude", body=payload)
-        body = conn.getresponse().read()
-        times["sidecar round trip"].append(time.perf_counter() - started)
-        assert body == b"{}", body
-    server.shutdown()
+    server, port = start_sidecar([sys.executable, "-m", "scorer", "serve", *fence, "--log-db", log_db], repo)
+    one, many = "sidecar, 1 client", f"sidecar, {CLIENTS} concurrent clients"
+    times: dict[str, list[float]] = {name: [] for name in [*commands, one, many]}
+    try:
+        post(port, payload)  # the sidecar's own first call (imports) is not a sample
+        for _ in range(args.calls):
+            for name, (argv_, data) in commands.items():
+                started = time.perf_counter()
+                subprocess.run(argv_, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=repo)
+                times[name].append(time.perf_counter() - started)
+            times[one].append(post(port, payload))
+            times[many].extend(burst(port, payload))
+    finally:
+        server.terminate()
+        server.wait()
+    where = "the manifest committed at HEAD" if args.tracked else "--manifest outside the repository"
     print(
-        f"{args.size} repository ({gen.info.get('files', '?')} files), {args.calls} calls each, Python "
-        f"{sys.version.split()[0]}"
+        f"{args.size} repository ({gen.info.get('files', '?')} files), {where}, {args.calls} rounds, Python "
+        f"{sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}"
     )
-    print(f"{'':24} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'':32} {'p50 ms':>8} {'p95 ms':>8}")
     for name, values in times.items():
-        print(f"{name:24} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f}")
+        print(f"{name:32} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f}")
     floor = pct(times["python -c pass"], 0.5) + pct(times["git rev-parse"], 0.5)
-    print(f"target for the command hook: 2 x (start-up + one git call) = {2 * floor:.1f} ms p50")
+    hook = pct(times["guard (command hook)"], 0.5)
+    print(f"command hook / (start-up + one git call) = {hook / floor:.2f}x (target 2x: {2 * floor:.1f} ms)")
+    print(
+        f"sidecar p50: {pct(times[one], 0.5):.1f} ms one client (target 5), {pct(times[many], 0.5):.1f} ms ten (target 10)"
+    )
     return 0
 
 

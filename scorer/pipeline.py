@@ -271,7 +271,8 @@ def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str])
 
     path, rel, job_name = _manifest_for(repo, opts, environ, None)
     by_env = job_name is None and from_environment(opts.manifest, environ)
-    fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=repo.head(), chosen_by_env=by_env)
+    head = repo.head() if rel is not None else None  # a manifest outside the repository needs no commit
+    fence = read_manifest(repo, path, rel, None, opts.manifest_sha256, environ, head=head, chosen_by_env=by_env)
     return _job_checked(fence.manifest, job_name), rel
 
 

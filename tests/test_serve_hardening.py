@@ -24,8 +24,8 @@ from scorer.guard.serve import GuardServer
 
 
 @contextlib.contextmanager
-def running(repo: GitRepo, **kwargs: Any) -> Iterator[GuardServer]:
-    opts = Options("claude", str(repo.manifest_path), str(repo.root), log=False)
+def running(repo: GitRepo, log_db: str | None = None, **kwargs: Any) -> Iterator[GuardServer]:
+    opts = Options("claude", str(repo.manifest_path), str(repo.root), log=log_db is not None, log_db=log_db)
     server = GuardServer(0, {"HOME": str(repo.scratch), "PATH": os.environ["PATH"]}, opts, **kwargs)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -94,6 +94,18 @@ def test_an_allowed_write_is_allowed(fenced: GitRepo) -> None:
     assert status == "HTTP/1.1 200 OK" and body == {}
 
 
+def test_every_decision_is_logged_after_its_answer(fenced: GitRepo) -> None:
+    from scorer.decision_log import read
+
+    db = fenced.scratch / "log.sqlite3"
+    with running(fenced, log_db=str(db)) as server:
+        port = server.server_address[1]
+        for path in ("allowed/a.py", "other/b.py", "allowed/c.py"):
+            exchange(port, request(payload(fenced, path)))
+    rows = read(db, limit=10)  # closing the server wrote every queued decision
+    assert sorted(r["decision"] for r in rows) == ["allow", "allow", "deny"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "why"),
     [
@@ -141,7 +153,7 @@ def test_an_unknown_agent_gets_claudes_deny_and_a_known_one_its_own(fenced: GitR
 
 
 def test_an_internal_failure_is_a_deny(fenced: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(self: Any, agent: str, raw: bytes) -> dict[str, Any]:
+    def boom(self: Any, agent: str, raw: bytes) -> Any:
         raise RuntimeError("broken")
 
     monkeypatch.setattr(serve._Handler, "_decide", boom)
@@ -155,15 +167,15 @@ def test_one_sessions_slow_call_does_not_hold_up_anothers(fenced: GitRepo, monke
     from scorer.guard import run
 
     release, entered = threading.Event(), threading.Event()
-    real = run.guard
+    real = run.evaluate
 
-    def guard(raw: bytes, *args: Any) -> Any:
+    def evaluate(raw: bytes, *args: Any) -> Any:
         if b'"slow"' in raw:
             entered.set()
             release.wait()
         return real(raw, *args)
 
-    monkeypatch.setattr(run, "guard", guard)
+    monkeypatch.setattr(run, "evaluate", evaluate)
     with running(fenced) as server:
         port = server.server_address[1]
         answers: list[dict[str, Any]] = []

@@ -66,7 +66,7 @@ def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str
     from ..pipeline import Options as ScoreOptions
     from ..pipeline import committed_fence
 
-    repo = Repository(root, environ)
+    repo = Repository(root, environ, discovered=(root, git_dir, False))  # `locate` asked git already
     try:
         manifest, rel = committed_fence(repo, ScoreOptions(repo=root, manifest=opts.manifest, cwd=opts.cwd), environ)
     finally:

@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
+import queue
 import socket
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +35,7 @@ DEFAULT_PORT = 7749
 LOOPBACK = "127.0.0.1"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
 MAX_THREADS = 64  # requests decided at once; one more is denied at once, unread
+LOG_BACKLOG = 10_000  # decisions waiting for the log writer
 SOCKET_TIMEOUT_S = 5.0  # every read and write of a request; well inside an agent's hook timeout
 
 
@@ -70,7 +73,42 @@ class GuardServer(ThreadingHTTPServer):
         self.slots = threading.BoundedSemaphore(max_threads)
         self.timeout_s = timeout_s
         self.failures = 0
+        self.log_warned = False
+        # One thread writes the decision log, in order, after the answers have gone: the
+        # answer never waits on it, and ten requests do not contend for the log's lock.
+        self.log_queue: queue.Queue[tuple[Any, str, float] | None] = queue.Queue(maxsize=LOG_BACKLOG)
+        self._logger = threading.Thread(target=self._write_log, name="score-diff-log", daemon=True)
+        self._logger.start()
         super().__init__((LOOPBACK, port), _Handler)
+
+    def record(self, outcome: Any, agent: str, duration_s: float) -> None:
+        try:
+            self.log_queue.put_nowait((outcome, agent, duration_s))
+        except queue.Full:
+            self._warn_log(f"decision log not written: {LOG_BACKLOG} decisions are waiting to be logged")
+
+    def _write_log(self) -> None:
+        from .run import log
+
+        while (item := self.log_queue.get()) is not None:
+            outcome, agent, duration_s = item
+            try:
+                warning = log(outcome, self.options._replace(agent=agent), duration_s)
+            except Exception as exc:  # log() warns rather than raises; this is a last resort
+                warning = f"decision log not written: {type(exc).__name__}: {exc}"
+            if warning:
+                self._warn_log(warning)
+
+    def _warn_log(self, warning: str) -> None:
+        if not self.log_warned:  # said once, not once a request
+            self.log_warned = True
+            sys.stderr.write(f"score-diff serve: {warning}\n")
+
+    def server_close(self) -> None:
+        """Stop accepting, then write every decision still queued."""
+        super().server_close()
+        self.log_queue.put(None)
+        self._logger.join()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False):
@@ -167,12 +205,17 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(deny_body(agent, refused), close=True)  # the body is not read
                 return
             raw = self.rfile.read(int(self.headers["Content-Length"]))
-            body = self._decide(agent, raw)
+            started = time.monotonic()
+            outcome = self._decide(agent, raw)
+            body = outcome.answer.body
         except OSError:
             raise  # the client stalled or went away: no answer can reach it
         except Exception as exc:  # fail closed: an internal failure is a deny, never a 500
-            body = deny_body(agent, f"score-diff serve failed: {type(exc).__name__}: {exc}")
+            outcome, body = None, deny_body(agent, f"score-diff serve failed: {type(exc).__name__}: {exc}")
         self._send(body)
+        self.wfile.flush()
+        if outcome is not None:  # the answer never waits on the decision log
+            self.server.record(outcome, agent, time.monotonic() - started)
 
     def _refusal(self, agent: str) -> str | None:
         length = self.headers.get("Content-Length")
@@ -186,11 +229,11 @@ class _Handler(BaseHTTPRequestHandler):
             return "request has no Content-Length or is too large"
         return None
 
-    def _decide(self, agent: str, raw: bytes) -> dict[str, Any]:
-        from .run import guard
+    def _decide(self, agent: str, raw: bytes) -> Any:
+        from .run import evaluate
 
         server = self.server
-        return guard(raw, server.options._replace(agent=agent), server.environ, server.cache).answer.body
+        return evaluate(raw, server.options._replace(agent=agent), server.environ, server.cache)
 
 
 def check_bind(address: str) -> None:

@@ -111,7 +111,11 @@ class Repository:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], environ: Mapping[str, str] | None = None, receiving: bool = False
+        self,
+        path: str | os.PathLike[str],
+        environ: Mapping[str, str] | None = None,
+        receiving: bool = False,
+        discovered: tuple[str, str, bool] | None = None,  # (work tree, git dir, bare) from `locate`
     ) -> None:
         environ = dict(os.environ) if environ is None else environ
         for name in _REFUSED_ENV:
@@ -120,7 +124,7 @@ class Repository:
         where = os.path.abspath(path)
         if not os.path.isdir(where):
             raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
-        top, git_dir, bare = _discover(where, environ)
+        top, git_dir, bare = discovered or _discover(where, environ)
         if top and os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
             raise GitError(
                 f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
