@@ -152,9 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     floor = pct(times["python -c pass"], 0.5) + pct(times["git rev-parse"], 0.5)
     hook = pct(times["guard (command hook)"], 0.5)
     print(f"command hook / (start-up + one git call) = {hook / floor:.2f}x (target 2x: {2 * floor:.1f} ms)")
-    print(
-        f"sidecar p50: {pct(times[one], 0.5):.1f} ms one client (target 5), {pct(times[many], 0.5):.1f} ms ten (target 10)"
-    )
+    single, ten = pct(times[one], 0.5), pct(times[many], 0.5)
+    print(f"sidecar p50: {single:.1f} ms one client (target 5), {ten:.1f} ms ten (target 10)")
     return 0
 
 
