@@ -88,6 +88,11 @@ CODES: dict[str, Code] = {
         "Test input special-cased",
         "Added source returns a base test's expected value when given that test's own input.",
     ),
+    "test-missing": Code(
+        "Base test did not run",
+        "A test the base's protected tests define (parametrize ids included) was missing from the required "
+        "test's report, deselected, skipped or xfailed where the base does not mark it so.",
+    ),
     "test-config-changed": Code(
         "Test configuration changed",
         "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "

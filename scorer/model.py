@@ -210,6 +210,7 @@ class TestOutcome(NamedTuple):
     side_effects: tuple[tuple[str | None, str], ...] = ()  # (path or None for HEAD, what the test did to it)
     evidence: TestEvidence | None = None  # None: the test did not run
     envelope: EnvelopeFacts | None = None  # None: the test did not run, or ran before the envelope existed
+    missing: tuple[tuple[str, str], ...] = ()  # (path, why) for each base test that did not run and pass
 
 
 class CommitMessage(NamedTuple):

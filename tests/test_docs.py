@@ -199,6 +199,7 @@ OTHER_TOOLS_FLAGS = {
     "--lf",
     "--sw",
     "--nf",  # pytest's, in docs/required-test.md
+    "--collect-only",  # pytest's, in docs/required-test.md and codes.md
 }
 
 

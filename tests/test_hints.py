@@ -76,6 +76,7 @@ MESSAGES = {
         None,
     ),
     "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),
+    "test-missing": ("the base's test tests/test_a.py::test_total[1-2] was skipped", "tests/test_a.py", None),
     "test-config-changed": (
         "changes how pytest collects or reports tests (a conftest.py or pytest.ini)",
         "tests/conftest.py",

@@ -356,3 +356,87 @@ def test_variables_that_steer_pytest_never_reach_the_test(
     out = _score(project)
     assert out.exit_code == 1 and out.codes == {"test-failed"}, out.text
     assert any(f"test_env names {name}: never passed" in w for w in out.report["warnings"])
+
+
+# --- every base test must run and pass ----------------------------------------------------------------
+
+TABLE_SPEC = textwrap.dedent(
+    """\
+    import pytest
+
+    import calc
+
+
+    @pytest.mark.parametrize(("a", "b", "total"), calc.CASES)
+    def test_add(a, b, total):
+        assert calc.add(a, b) == total
+
+
+    @pytest.mark.skipif(True, reason="the base skips this one itself")
+    def test_later():
+        assert False
+
+
+    @pytest.mark.xfail(reason="known")
+    def test_known():
+        assert calc.add(1, 1) == 3
+    """
+)
+CASES = "CASES = [(1, 2, 3), (2, 2, 4), (0, 0, 0)]\n"
+
+
+@pytest.fixture
+def tabled(project: GitRepo) -> GitRepo:
+    """The parametrize data lives in the source (calc.CASES), as in many real projects."""
+    project.git("checkout", "-q", "main")
+    project.write("calc.py", BUGGY + CASES)
+    project.write("tests/test_calc.py", TABLE_SPEC)
+    project.commit("cases in the source")
+    project.git("checkout", "-q", "agent-fix")
+    project.git("merge", "-q", "--ff-only", "main")
+    return project
+
+
+def test_the_fix_passes_with_the_bases_own_skip_and_xfail(tabled: GitRepo) -> None:
+    tabled.write("calc.py", FIXED + CASES)
+    out = _score(tabled)
+    assert _passed(out), out.text
+
+
+@pytest.mark.parametrize(
+    ("source", "gone"),
+    [
+        (BUGGY + "CASES = [(0, 0, 0)]\n", {"test_add[1-2-3]", "test_add[2-2-4]"}),  # the failing cases dropped
+        (
+            "import pytest\n\n\ndef add(a, b):\n    if a or b:\n        pytest.skip('not today')\n    return a - b\n\n\n"
+            + CASES,
+            {"test_add[1-2-3]", "test_add[2-2-4]"},
+        ),
+        (
+            "import pytest\n\n\ndef add(a, b):\n    if a or b:\n        pytest.xfail('later')\n    return a - b\n\n\n"
+            + CASES,
+            {"test_add[1-2-3]", "test_add[2-2-4]"},
+        ),
+    ],
+    ids=["cases-dropped-from-the-source", "skip-from-the-source", "xfail-from-the-source"],
+)
+def test_a_base_test_that_does_not_run_and_pass_is_test_missing(tabled: GitRepo, source: str, gone: set) -> None:
+    tabled.write("calc.py", source)
+    out = _score(tabled)
+    assert out.exit_code == 1 and "test-missing" in out.codes and "test-failed" not in out.codes, out.text
+    assert out.report["test"]["status"] == "failed"
+    named = {
+        v["message"].split("::", 1)[1].split(" ", 1)[0] for v in out.report["violations"] if v["code"] == "test-missing"
+    }
+    assert gone <= named, named
+    assert out.paths("test-missing") == {"tests/test_calc.py"}
+    assert "test_later" not in named  # the base skips it itself (an xfail-marked test skipped is named)
+
+
+def test_min_tests_stays_a_floor_on_top(tabled: GitRepo) -> None:
+    tabled.write("calc.py", FIXED + CASES)
+    tabled.manifest(
+        allowed_paths=["calc.py", "tests/**"], protected_tests=["tests/**"], required_test=PYTEST, min_tests=9
+    )
+    out = _score(tabled)
+    assert out.codes == {"test-empty"}, out.text

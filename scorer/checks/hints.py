@@ -579,6 +579,14 @@ def _test_envelope_unavailable(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
+def _test_missing(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (
+        f"make the base's test the message names run and pass: run `{_test_command(scene)}`, and fix the code "
+        "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
+        "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
+    )
+
+
 def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
     return (
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
@@ -653,6 +661,7 @@ _HINTS: dict[str, Hint] = {
     ),
     "test-config-changed": _test_config_changed,
     "test-envelope-unavailable": _test_envelope_unavailable,
+    "test-missing": _test_missing,
     "git-error": _git_error,
     "internal-error": _internal,
     # the guard's own findings

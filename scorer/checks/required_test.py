@@ -18,10 +18,18 @@ def check_test(test: TestOutcome) -> list[Violation]:
     found = []
     if test.status == TEST_TIMEOUT:
         found.append(Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}"))
-    elif test.status == TEST_FAILED:
+    elif test.status == TEST_FAILED and not _only_missing(test):
         why = test.reason or f"exited {test.exit_code}"
         empty = test.exit_code == 0 and test.evidence is not None and test.evidence.problem == "empty"
         found.append(Violation("test-empty" if empty else "test-failed", f"{' '.join(test.argv)}: {why}"))
+    for file, why in test.missing:
+        found.append(Violation("test-missing", f"{why}: every test the base defines must run and pass", file))
     for path, what in test.side_effects:
         found.append(Violation("test-side-effect", _SIDE_EFFECT.get(what, f"the required test {what}"), path))
     return found
+
+
+def _only_missing(test: TestOutcome) -> bool:
+    """Exit 0 and a sound report, failed only because base tests did not run: test-missing says it."""
+    evidence = test.evidence
+    return bool(test.missing) and test.exit_code == 0 and evidence is not None and not evidence.problem

@@ -38,6 +38,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-empty",
         "test-config-changed",
         "test-envelope-unavailable",
+        "test-missing",
     ),
     "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
     "internal": ("internal-error",),

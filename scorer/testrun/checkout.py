@@ -39,6 +39,7 @@ class Trees(NamedTuple):
     scored: str  # tree id of what was scored
     spec: str  # tree id of the spec pass: equal to `scored` when the job changed none of the fenced files
     from_base: tuple[str, ...]  # the paths the spec pass takes from the base (or leaves out)
+    base: str | None = None  # the base's tree id, when its tests are the spec
 
 
 def plan(repo: Repository, ins: Inspection, fence: Fence, scratch: str) -> Trees:
@@ -46,19 +47,23 @@ def plan(repo: Repository, ins: Inspection, fence: Fence, scratch: str) -> Trees
     scored = _scored_tree(repo, ins, os.path.join(scratch, "scored.index"))
     if fence.base is None:
         return Trees(scored, scored, ())
-    base_files = repo.tree_listing(repo.tree_id(fence.base))
+    base_tree = repo.tree_id(fence.base)
+    base_files = repo.tree_listing(base_tree)
     scored_files = repo.tree_listing(scored)
     everything = base_files.keys() | scored_files.keys()
     differs = {p for p in everything if base_files.get(p) != scored_files.get(p)}
     # A base without protected tests defines no spec to run: the job's first tests stay in.
-    protected = fence.protected if any(map(fence.protected, base_files)) else _nothing
+    has_spec = any(map(fence.protected, base_files))
+    protected = fence.protected if has_spec else _nothing
     fenced = pytest_config.fenced_paths(everything, protected, fence.granted) & differs
     sections = [p for p in differs - fenced if pytest_config.has_sections(p) and not fence.granted(p)]
     fenced |= set(_sections_changed(repo, sections, base_files, scored_files))
+    spec_base = base_tree if has_spec else None
     if not fenced:
-        return Trees(scored, scored, ())
+        return Trees(scored, scored, (), spec_base)
     overlay = {p: base_files.get(p) for p in sorted(fenced)}
-    return Trees(scored, repo.tree_with(scored, overlay, os.path.join(scratch, "spec.index")), tuple(sorted(fenced)))
+    spec = repo.tree_with(scored, overlay, os.path.join(scratch, "spec.index"))
+    return Trees(scored, spec, tuple(sorted(fenced)), spec_base)
 
 
 def _nothing(path: str) -> bool:

@@ -16,11 +16,44 @@ class Counts(NamedTuple):
     skipped: int
 
 
+class Case(NamedTuple):
+    """One <testcase>: how pytest names it, and what became of it."""
+
+    classname: str
+    name: str
+    outcome: str  # "passed", "failed", "error", "skipped" or "xfailed"
+
+
 class ReportError(Exception):
     """The report is not a JUnit XML report score-diff will read."""
 
 
 def parse(data: bytes) -> Counts:
+    return counts(_root(data))
+
+
+def cases(data: bytes) -> list[Case]:
+    """Every <testcase> of the report, in order."""
+    return [_case(c) for c in _root(data).iter("testcase")]
+
+
+def _case(c: ET.Element) -> Case:
+    skipped = c.find("skipped")
+    if c.find("failure") is not None:
+        outcome = "failed"
+    elif c.find("error") is not None:
+        outcome = "error"
+    elif skipped is not None:
+        # pytest's junitxml: an xfailed test is <skipped type="pytest.xfail">, a strict xpass a
+        # <skipped> with this message (_pytest/junitxml.py, append_skipped and append_failure)
+        xfail = skipped.get("type") == "pytest.xfail" or skipped.get("message", "").startswith("xfail-marked")
+        outcome = "xfailed" if xfail else "skipped"
+    else:
+        outcome = "passed"
+    return Case(c.get("classname", ""), c.get("name", ""), outcome)
+
+
+def _root(data: bytes) -> ET.Element:
     if len(data) > MAX_BYTES:
         raise ReportError(f"larger than {MAX_BYTES >> 20} MiB")
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
@@ -31,14 +64,18 @@ def parse(data: bytes) -> Counts:
         raise ReportError(f"not well-formed XML ({exc})") from exc
     if root.tag not in ("testsuites", "testsuite"):
         raise ReportError(f"its root element is <{root.tag}>, not <testsuites> or <testsuite>")
-    cases = list(root.iter("testcase"))
-    failed = sum(1 for c in cases if c.find("failure") is not None)
-    errored = sum(1 for c in cases if c.find("error") is not None and c.find("failure") is None)
-    skipped = sum(1 for c in cases if c.find("skipped") is not None)
+    return root
+
+
+def counts(root: ET.Element) -> Counts:
+    tests = list(root.iter("testcase"))
+    failed = sum(1 for c in tests if c.find("failure") is not None)
+    errored = sum(1 for c in tests if c.find("error") is not None and c.find("failure") is None)
+    skipped = sum(1 for c in tests if c.find("skipped") is not None)
     suites = [root, *root.iter("testsuite")] if root.tag == "testsuite" else list(root.iter("testsuite"))
     failed = max(failed, _total(suites, "failures"))
     errored = max(errored, _total(suites, "errors"))
-    return Counts(len(cases) - skipped, failed, errored, skipped)
+    return Counts(len(tests) - skipped, failed, errored, skipped)
 
 
 def _total(suites: list[ET.Element], attribute: str) -> int:

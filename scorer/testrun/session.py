@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import checkout, envelope, evidence, run_test
+from . import basetests, checkout, envelope, evidence, junit, run_test
 from .environment import NEVER_PASSED, program_inside, test_environment
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ def run_required(
     try:
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
-        test = _spec_then_job(repo, trees, scratch, manifest, environ, progress)
+        base = _base_tests(repo, trees, fence, scratch, manifest, environ, progress)
+        test = _spec_then_job(repo, trees, scratch, manifest, environ, progress, base)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -85,9 +86,12 @@ def _spec_then_job(
     manifest: Manifest,
     environ: Mapping[str, str],
     progress: Callable[[float], None] | None,
+    base: basetests.Collected | None = None,
 ) -> TestOutcome:
     """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
-    spec = _pass(repo, trees.spec, os.path.join(scratch, "spec"), manifest, environ, progress)
+    spec = _pass(repo, trees.spec, os.path.join(scratch, "spec"), manifest, environ, progress, base)
+    if base is not None and base.note:
+        spec = _note(spec, base.note)
     if trees.spec == trees.scored:
         return spec
     more = len(trees.from_base) - 5
@@ -112,14 +116,69 @@ def _pass(
     manifest: Manifest,
     environ: Mapping[str, str],
     progress: Callable[[float], None] | None,
+    base: basetests.Collected | None = None,
 ) -> TestOutcome:
-    """One run in a fresh checkout of `tree` under `where`, removed afterwards."""
+    """One run in a fresh checkout of `tree` under `where`, removed afterwards; with `base`, each
+    of the base's tests must show in its report, executed and passed."""
     os.mkdir(where)
     root, reports = os.path.join(where, "tree"), os.path.join(where, "reports")
     os.mkdir(reports)
     try:
         checkout.check_out(repo, tree, root, os.path.join(where, "index"))
-        return _run(repo, root, reports, manifest, environ, progress)
+        test = _run(repo, root, reports, manifest, environ, progress)
+        return _every_base_test(test, base) if base is not None and base.tests else test
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcome:
+    found = test.evidence
+    if found is None or found.kind != "junit-xml" or found.tests is None or found.report is None:
+        return test  # no report that could be read: test-empty or test-failed already says so
+    try:
+        with open(found.report, "rb") as fh:
+            cases = junit.cases(fh.read(junit.MAX_BYTES + 1))
+    except (OSError, junit.ReportError):
+        return test  # collect() read it a moment ago; a report that changed since is not evidence either
+    missing = tuple(basetests.missing(base.tests, cases))
+    if not missing:
+        return test
+    test = test._replace(missing=missing)
+    if test.status == TEST_PASSED:
+        why = f"exited 0, but {len(missing)} of the base's {len(base.tests)} test(s) did not run and pass"
+        test = test._replace(status=TEST_FAILED, reason=why)
+    return test
+
+
+def _base_tests(
+    repo: Repository,
+    trees: checkout.Trees,
+    fence: checkout.Fence,
+    scratch: str,
+    manifest: Manifest,
+    environ: Mapping[str, str],
+    progress: Callable[[float], None] | None,
+) -> basetests.Collected | None:
+    """The ids the base's protected tests define, collected by pytest in a checkout of the base;
+    None when the required test is not pytest or the base holds no protected test."""
+    found = evidence.runner(manifest.required_test)
+    if trees.base is None or found is None or found[0] != "pytest":
+        return None
+    where = os.path.join(scratch, "base")
+    os.mkdir(where)
+    root, probe, listing = os.path.join(where, "tree"), os.path.join(where, "probe"), os.path.join(where, "ids.json")
+    os.mkdir(probe)
+    try:
+        checkout.check_out(repo, trees.base, root, os.path.join(where, "index"))
+        basetests.write_probe(probe)
+        argv = basetests.collect_argv(_program(manifest.required_test, root, repo.root), found[1])
+        env = _checkout_environment(test_environment(environ, manifest.test_env), root)
+        env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
+        private = os.path.join(where, "run")
+        os.mkdir(private)
+        launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
+        run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
+        return basetests.read_collected(listing, fence.protected)
     finally:
         shutil.rmtree(where, ignore_errors=True)
 

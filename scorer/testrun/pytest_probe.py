@@ -1,0 +1,34 @@
+"""A pytest plugin score-diff loads into one run only: `--collect-only` in a checkout of the base,
+to learn every test id the base's tests define (parametrize ids included) and which of them the
+base itself marks skip, skipif or xfail. It writes them as JSON to $SCORE_DIFF_COLLECTED.
+
+Shipped as a file and put on PYTHONPATH for that run; it never runs beside the job's code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+_ERRORS: list[str] = []
+_MARKS = {"skip", "skipif", "xfail"}
+
+
+def pytest_collectreport(report: Any) -> None:
+    if report.failed:
+        _ERRORS.append(report.nodeid)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    root = os.getcwd()
+    items = [
+        {
+            "nodeid": item.nodeid,
+            "path": os.path.relpath(str(item.path), root).replace(os.sep, "/"),
+            "marks": sorted({m.name for m in item.iter_markers()} & _MARKS),
+        }
+        for item in session.items
+    ]
+    with open(os.environ["SCORE_DIFF_COLLECTED"], "w", encoding="utf-8") as fh:
+        json.dump({"items": items, "errors": _ERRORS}, fh)
