@@ -53,7 +53,8 @@ def project(repo: GitRepo) -> GitRepo:
     repo.commit("calc with a bug, and its tests")
     repo.git("checkout", "-q", "-b", "agent-fix")
     repo.manifest(
-        allowed_paths=["calc.py", "tests/**"],
+        # the root's pytest files are in the job's paths: only the test-configuration fence stands
+        allowed_paths=["calc.py", "tests/**", "conftest.py", "pytest.ini", "pyproject.toml"],
         protected_tests=["tests/**"],
         required_test=PYTEST,
         always_run_test=True,  # so the test's own verdict shows beside any other violation
