@@ -30,6 +30,9 @@ from .redaction import redact, redact_with_counts
 SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock
 ATTEMPTS = 5  # then give up with a warning
+# A guard decision is answered before it is logged, and the hook's process still waits for the
+# log: so a guard row waits for another process's lock this long, once, then warns.
+GUARD_BUSY_TIMEOUT_S = 0.5
 EXPORT_KINDS = ("home", "secret", "email", "ip")
 
 _SCHEMA = (
@@ -99,15 +102,29 @@ def record_guard(db_path: Path, row: dict[str, Any]) -> str | None:
         names = sorted(values)
         sql = f"INSERT INTO decisions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"  # noqa: S608
         db_path.parent.mkdir(parents=True, exist_ok=True)
-        _with_retries(lambda: _insert_sql(db_path, sql, tuple(values[n] for n in names)))
+        _regular_or_absent(db_path)
+        _insert_sql(db_path, sql, tuple(values[n] for n in names), GUARD_BUSY_TIMEOUT_S)
     except Exception as e:  # a log that cannot be written never changes the decision
         return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
     return None
 
 
-def _insert_sql(db_path: Path, sql: str, row: tuple[Any, ...]) -> None:
+def _regular_or_absent(db_path: Path) -> None:
+    """The job can write the git directory: a FIFO or device there would hang sqlite's open."""
+    import stat
+
+    for path in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal")):
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise DecisionLogError(f"{path} is not a regular file")
+
+
+def _insert_sql(db_path: Path, sql: str, row: tuple[Any, ...], busy_timeout_s: float) -> None:
     with (
-        closing(sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn,
+        closing(sqlite3.connect(db_path, timeout=busy_timeout_s, isolation_level=None)) as conn,
         _immediate(conn),
     ):
         _ensure_schema(conn)

@@ -235,6 +235,16 @@ def test_sensitive_path_not_named_exactly_is_denied_outright(committed: GitRepo)
         assert code == 2 and "this job does not name exactly in allowed_paths" in out
 
 
+def transcript_dir(agent: str) -> Path:
+    """Where the agent keeps transcripts under the test's HOME: the only place the guard reads one."""
+    import os
+
+    sub = {"claude": ".claude/projects/-repo", "codex": ".codex/sessions/2026/12/01"}[agent]
+    found = Path(os.environ["HOME"]) / sub
+    found.mkdir(parents=True, exist_ok=True)
+    return found
+
+
 def _transcript(path: Path, *texts: str) -> str:
     lines = [{"type": "user", "message": {"role": "user", "content": "fix the build"}}]
     lines += [
@@ -255,10 +265,11 @@ def _transcript(path: Path, *texts: str) -> str:
     ],
 )
 def test_retry_needs_the_justification_in_the_transcript(sensitive: Guarded, message: str, allowed: bool):
-    t = _transcript(sensitive.repo.scratch / "t.jsonl", "Makefile needs a target.")
+    where = transcript_dir("claude") / "t.jsonl"
+    t = _transcript(where, "Makefile needs a target.")
     write = _payload(sensitive, "Write", transcript=t, file_path=f"{sensitive.repo.root}/Makefile", content="all:\n")
     assert sensitive.send(write)[0] == 2
-    _transcript(sensitive.repo.scratch / "t.jsonl", message)
+    _transcript(where, message)
     code, out, _ = sensitive.send(write)
     assert (code == 0) is allowed, out
     if not allowed:

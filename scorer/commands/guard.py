@@ -130,8 +130,10 @@ def _blocked(words: Sequence[str], why: str, stdout: TextIO, stderr: TextIO) -> 
 
 
 def run(opts: argparse.Namespace | SimpleNamespace, ctx: Context) -> int:
+    import time
+
     from ..guard.payload import MAX_PAYLOAD_BYTES
-    from ..guard.run import Options, guard
+    from ..guard.run import Options, evaluate_in_time, log
 
     raw = _read(ctx, MAX_PAYLOAD_BYTES + 1)
     options = Options(
@@ -142,11 +144,18 @@ def run(opts: argparse.Namespace | SimpleNamespace, ctx: Context) -> int:
         log=not opts.no_log,
         log_db=opts.log_db,
     )
-    outcome = guard(raw, options, ctx.environ)
+    started = time.monotonic()
+    outcome = evaluate_in_time(raw, options, ctx.environ)
     ctx.stdout.write(outcome.answer.stdout)
     ctx.stdout.flush()
     ctx.stderr.write(outcome.answer.stderr)
     ctx.stderr.flush()
+    # The answer is out before the log is written; a log that cannot be written waits a short
+    # busy timeout once (decision_log.GUARD_BUSY_TIMEOUT_S) and says so on stderr, once.
+    warning = log(outcome, options, time.monotonic() - started)
+    if warning:
+        ctx.stderr.write(f"score-diff guard: {warning}\n")
+        ctx.stderr.flush()
     return outcome.answer.exit_code
 
 

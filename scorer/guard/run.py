@@ -92,7 +92,8 @@ def _turn_view(call: ToolCall, loaded: Loaded, turn: object) -> TurnView:
         from . import transcript  # only when a sensitive write is retried
 
         if not text:
-            text.append(transcript.latest_assistant_text(call.transcript))
+            root = transcript.transcript_root(call.agent, loaded.fence.home)
+            text.append(transcript.latest_assistant_text(call.transcript, root))
         return transcript.check(text[0], path, _line_counter(loaded.fence.root))
 
     return TurnView(getattr(turn, "prompted", frozenset()), getattr(turn, "granted", frozenset()), justified)
@@ -207,6 +208,31 @@ def log(outcome: Outcome, opts: Options, duration_s: float) -> str | None:
         return record_guard(db, log_row(outcome, opts, duration_s))
     except Exception as exc:
         return f"decision log not written: {exc}"
+
+
+DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)
+
+
+def evaluate_in_time(raw: bytes, opts: Options, environ: Mapping[str, str], deadline_s: float | None = None) -> Outcome:
+    """`evaluate`, answered by the deadline: past it, a deny that says so (the stuck work is abandoned).
+
+    Each lock and read on the path has its own shorter deadline (safeio.py); this one also
+    covers what has none of its own: a manifest path that names a FIFO, a git that hangs."""
+    import threading
+
+    box: list[Outcome] = []
+    limit = DEADLINE_S if deadline_s is None else deadline_s
+    worker = threading.Thread(target=lambda: box.append(evaluate(raw, opts, environ)), daemon=True)
+    worker.start()
+    worker.join(limit)
+    if box:
+        return box[0]
+    decision = refuse(
+        "guard-timeout",
+        f"the guard did not decide within {limit:g} s (a file, lock or git call on its path did not answer)",
+    )
+    answer = Answer("", "", 0, {}) if opts.shadow else render(decision, opts.agent)
+    return Outcome(decision, answer, None, None, opts.shadow, None)
 
 
 def guard(raw: bytes, opts: Options, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:

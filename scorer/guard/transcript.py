@@ -11,6 +11,7 @@ the commit gate's own rules (justify.parse_trailers, justify.resolve_evidence): 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,16 +20,31 @@ MAX_TAIL_BYTES = 2 * 1024 * 1024  # only the end of a long transcript is read
 _GUARD_FORM = re.compile(r"^\W*(?:\d+\s*[.)]\s*)?(justification|rollback)\s*:\s*(.+?)\s*$", re.I | re.M)
 
 
-def latest_assistant_text(transcript: str) -> str | None:
-    """Assistant text after the last user message; None if the transcript cannot be read."""
-    try:
-        with open(transcript, "rb") as fh:
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - MAX_TAIL_BYTES))
-            raw = fh.read().decode("utf-8", "replace")
-    except OSError:
+# Where each agent keeps its transcripts: Claude Code `~/.claude/projects/<project>/<session>.jsonl`,
+# Codex `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (docs/guard.md cites both).
+TRANSCRIPT_ROOTS = {"claude": (".claude", "projects"), "codex": (".codex", "sessions")}
+
+
+def transcript_root(agent: str, home: str | None) -> str | None:
+    """The directory `agent`'s transcripts live under, or None: the guard reads none."""
+    parts = TRANSCRIPT_ROOTS.get(agent)
+    return os.path.realpath(os.path.join(home, *parts)) if parts and home else None
+
+
+def latest_assistant_text(transcript: str, root: str | None = None) -> str | None:
+    """Assistant text after the last user message; None if the transcript cannot be read.
+
+    Only a regular file under `root` is read (never a FIFO, a device or an endless file: the
+    payload names the path, and the job can make it anything), and only its last bytes."""
+    from .safeio import read_regular
+
+    real = os.path.realpath(transcript)
+    if root is None or os.path.commonpath([real, root]) != root:
         return None
+    data = read_regular(real, MAX_TAIL_BYTES, tail=True)
+    if data is None:
+        return None
+    raw = data.decode("utf-8", "replace")
     texts: list[str] = []
     for line in raw.splitlines():
         try:

@@ -5,14 +5,14 @@ payload has one; otherwise it ends at the next UserPromptSubmit for the session,
 bumps a counter. State from an earlier turn is never read as this turn's: when the turn
 changes, the session's paths start empty. The file is bounded (sessions, paths per
 session) and rewritten atomically under a lock, since hooks for parallel tool calls run
-at the same time.
+at the same time. The job can write the git directory, so the lock is waited for only
+until a deadline and the file is read only when it is a regular file (safeio.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 MAX_SESSIONS = 64
 MAX_PATHS = 256
+MAX_STATE_BYTES = 4 * 1024 * 1024  # a larger state file is not read (grants nothing)
 
 
 class Turn(NamedTuple):
@@ -35,32 +36,32 @@ def state_path(git_dir: str) -> Path:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(str(path) + ".lock", "a+b") as fh:
-        try:
-            import fcntl
+    """The state's lock, waited for until safeio's deadline: the job can hold it itself."""
+    from .safeio import locked
 
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        except ImportError:  # Windows: no advisory lock; the rename below is still atomic
-            pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with locked(str(path) + ".lock", "the guard's turn-state"):
         yield
 
 
 def _load(path: Path) -> dict[str, Any]:
+    from .safeio import read_regular
+
+    raw = read_regular(str(path), MAX_STATE_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return {}  # no state (or a damaged one) grants nothing: every sensitive path prompts again
     return data if isinstance(data, dict) else {}
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
+    from .safeio import write_replacing
+
     if len(data) > MAX_SESSIONS:
         for key in sorted(data, key=lambda k: data[k].get("at", 0))[: len(data) - MAX_SESSIONS]:
             del data[key]
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    write_replacing(str(path), json.dumps(data, sort_keys=True).encode("utf-8"))
 
 
 def _entry(data: dict[str, Any], session: str) -> dict[str, Any]:
