@@ -42,6 +42,7 @@ WRITE_PATH = [
     "scorer.guard.paths",
     "scorer.guard.payload",
     "scorer.guard.run",
+    "scorer.guard.safeio",
     "scorer.guard.turns",
     "scorer.inspection",
     "scorer.inspection.git",
