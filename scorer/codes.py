@@ -98,6 +98,11 @@ CODES: dict[str, Code] = {
         "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "
         "an __init__.py beside a protected test) changed and allowed_test_config does not grant it.",
     ),
+    "test-envelope": Code(
+        "Required test reached outside its envelope",
+        "The required test tried to write beneath no write root, connect to a host, start a program not on "
+        "test_programs, or read another process's environment.",
+    ),
     "test-envelope-unavailable": Code(
         "Test envelope cannot be enforced",
         "test_envelope is required and this platform cannot enforce the required test's envelope.",

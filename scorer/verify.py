@@ -23,6 +23,42 @@ def _test_problems(report: dict[str, Any], allow_skipped_test: bool) -> list[str
     return [f"test.status is {status!r}, not 'passed'"]
 
 
+def _envelope_problems(report: dict[str, Any], require_envelope: bool) -> list[str]:
+    """The observer log must be the one its digest names; with `require_envelope`, the test must
+    have run with the whole envelope enforced (docs/required-test.md#the-envelope)."""
+    test = report.get("test")
+    envelope = test.get("envelope") if isinstance(test, dict) else None
+    if not isinstance(envelope, dict):
+        return (
+            ["the report has no test envelope (the test did not run, or an older score-diff ran it)"]
+            if require_envelope
+            else []
+        )
+    problems = []
+    observed = envelope.get("observed")
+    if not isinstance(observed, list) or not all(isinstance(line, str) for line in observed):
+        problems.append("test.envelope.observed is not a list of lines")
+    elif envelope.get("log_sha256") != _log_digest(observed):
+        problems.append(
+            "test.envelope.log_sha256 does not match the observed log it stands for (the report was edited)"
+        )
+    elif observed:
+        problems.append(f"the observer saw {len(observed)} attempt(s) outside the test's envelope")
+    if require_envelope:
+        if envelope.get("policy") == "off":
+            problems.append("the required test ran with test_envelope off")
+        missing = envelope.get("missing")
+        if not isinstance(missing, list) or missing:
+            problems.append(f"the test's envelope was not all enforced: {missing!r}")
+    return problems
+
+
+def _log_digest(observed: list[str]) -> str:
+    import hashlib
+
+    return hashlib.sha256("".join(f"{line}\n" for line in observed).encode("utf-8")).hexdigest()
+
+
 def _verdict_problems(report: dict[str, Any]) -> list[str]:
     problems = []
     if report.get("result") != PASS:
@@ -55,15 +91,18 @@ def verify_report(
     head: str | None,
     change_digest: str | None = None,
     allow_skipped_test: bool = False,
+    require_envelope: bool = False,
 ) -> list[str]:
     """Problems that stop `report` from vouching for these facts; empty means it does.
 
     Facts given as None are not checked. `base` and `head` are full commit ids. The required
-    test must have passed; with `allow_skipped_test`, a run with --skip-test is accepted too.
+    test must have passed; with `allow_skipped_test`, a run with --skip-test is accepted too. The
+    observer log must match its digest; with `require_envelope`, the whole envelope must have held.
     """
     if not isinstance(report, dict):
         return ["report is not a JSON object"]
     problems = _verdict_problems(report) + _test_problems(report, allow_skipped_test)
+    problems += _envelope_problems(report, require_envelope)
     binding = report.get("binding")
     if not isinstance(binding, dict):
         return [*problems, "report has no binding object"]

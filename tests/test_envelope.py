@@ -31,6 +31,15 @@ needs_netns = pytest.mark.skipif(not NETNS, reason="no user+network namespaces h
 needs_landlock = pytest.mark.skipif(not LANDLOCK, reason="no Landlock on this kernel")
 
 
+def _envelope_messages(out) -> list[str]:
+    """The test-envelope findings, without the docs pointer each ends with."""
+    return [
+        v["message"].split(": outside its envelope")[0]
+        for v in out.report["violations"]
+        if v["code"] == "test-envelope"
+    ]
+
+
 def py(code: str) -> list[str]:
     return [sys.executable, "-c", textwrap.dedent(code)]
 
@@ -76,8 +85,9 @@ CONNECT = """
 def test_a_socket_to_a_public_address_fails_before_a_packet_leaves(ready: GitRepo) -> None:
     ready.manifest(required_test=py(CONNECT))
     out = ready.score(skip_test=False)
-    assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+    assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
     assert "Network is unreachable" in out.report["test"]["output_tail"]
+    assert _envelope_messages(out) == ["the required test connected to 192.0.2.1:80"]
 
 
 @needs_netns
@@ -92,8 +102,9 @@ def test_a_forked_child_cannot_reach_the_network_either(ready: GitRepo) -> None:
     """
     ready.manifest(required_test=py(code))
     out = ready.score(skip_test=False)
-    assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+    assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
     assert "Network is unreachable" in out.report["test"]["output_tail"]
+    assert _envelope_messages(out) == ["the required test connected to 192.0.2.1:80"]
 
 
 def test_loopback_inside_the_namespace_works(ready: GitRepo) -> None:
@@ -160,9 +171,10 @@ def test_a_write_outside_the_roots_is_refused(ready: GitRepo, target: str, forke
             code = f"import os, subprocess, sys\nsys.exit(subprocess.run([sys.executable, '-c', {code!r}]).returncode)"
         ready.manifest(required_test=[sys.executable, "-c", code])
         out = ready.score(skip_test=False)
-        assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+        assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
         assert "Permission denied" in out.report["test"]["output_tail"]
         assert not path.exists()
+        assert _envelope_messages(out) == [f"the required test wrote {os.path.realpath(path)}"]
     finally:
         if target == "tmp-elsewhere":
             path.parent.rmdir()
@@ -351,5 +363,111 @@ def test_the_repository_itself_is_outside_the_roots(ready: GitRepo) -> None:
     target = ready.root / "allowed" / "a.py"
     ready.manifest(required_test=py(WRITE.format(path=str(target))))
     out = ready.score(skip_test=False)
-    assert out.exit_code == 1 and out.codes == {"test-failed"}, out.text
+    assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
     assert target.read_text() == "fixed again\n"
+
+
+# -- the observer -------------------------------------------------------------------------
+
+
+def test_the_observer_sees_what_the_jail_would_also_stop_and_its_log_has_a_digest(ready: GitRepo, tmp_path) -> None:
+    """A test that catches the refusal and exits 0 still fails: the observer saw the attempt."""
+    sibling = ready.root.parent / "sibling.txt"
+    code = f"""
+        import socket
+        try:
+            open({str(sibling)!r}, "w")
+        except OSError:
+            pass
+        try:
+            socket.create_connection(("192.0.2.1", 443), timeout=2)
+        except OSError:
+            pass
+    """
+    ready.manifest(required_test=py(code))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert out.report["test"]["status"] == "passed"
+    observed = out.report["test"]["envelope"]["observed"]
+    assert observed == [f"wrote {os.path.realpath(sibling)}", "connected to 192.0.2.1:443"]
+    assert out.report["test"]["envelope"]["log_sha256"] == envelope.log_digest(observed)
+
+
+def test_shadow_mode_reports_envelope_findings_without_failing(ready: GitRepo) -> None:
+    ready.manifest(
+        required_test=py(
+            "import socket\ntry: socket.create_connection(('192.0.2.1', 80), timeout=2)\nexcept OSError: pass"
+        )
+    )
+    out = ready.score("--shadow", skip_test=False)
+    assert out.exit_code == 0 and out.codes == {"test-envelope"}
+    assert out.last_line == "RESULT: PASS (shadow: 1 would-fail)"
+
+
+SPAWN = """
+    import subprocess, sys
+    subprocess.run([{program!r}, "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+"""
+
+
+@pytest.mark.parametrize(
+    ("programs", "program", "fires"),
+    [
+        (["git"], "ls", True),  # not on the list
+        (["git"], "git", False),  # on the list, by name
+        ([], sys.executable, False),  # the interpreter starting itself again
+        (None, "ls", False),  # no list: any program
+    ],
+)
+def test_a_program_not_on_test_programs(ready: GitRepo, programs, program: str, fires: bool) -> None:
+    fields = {} if programs is None else {"test_programs": programs}
+    ready.manifest(required_test=py(SPAWN.format(program=program)), **fields)
+    out = ready.score(skip_test=False)
+    if fires:
+        assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+        assert _envelope_messages(out) == [f"the required test started the program {program} (not on test_programs)"]
+    else:
+        assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+
+
+def test_a_forked_child_and_a_grandchild_python_are_observed_too(ready: GitRepo) -> None:
+    sibling = ready.root.parent / "from-a-child.txt"
+    inner = f"import subprocess\ntry: open({str(sibling)!r}, 'w')\nexcept OSError: pass\nsubprocess.run(['ls'])"
+    code = f"""
+        import os, subprocess, sys
+        if os.fork() == 0:
+            subprocess.run([sys.executable, "-c", {inner!r}])
+            os._exit(0)
+        os.wait()
+    """
+    ready.manifest(required_test=py(code), test_programs=[])
+    out = ready.score(skip_test=False)
+    assert out.codes == {"test-envelope"}, out.text
+    assert _envelope_messages(out) == [
+        f"the required test wrote {os.path.realpath(sibling)}",
+        "the required test started the program ls (not on test_programs)",
+    ]
+
+
+def test_reading_another_processs_environment_is_observed(ready: GitRepo) -> None:
+    """The given environment holds only what the manifest names; score-diff's own (the agent
+    session's secrets) is one /proc read away: the observer names the attempt."""
+    code = """
+        import os
+        stat = open(f"/proc/{os.getppid()}/stat").read()
+        grandparent = stat.rsplit(")", 1)[1].split()[1]
+        try:
+            open(f"/proc/{grandparent}/environ", "rb").read()
+        except OSError:
+            pass
+    """
+    ready.manifest(required_test=py(code))
+    out = ready.score(skip_test=False)
+    assert out.codes == {"test-envelope"}, out.text
+    assert _envelope_messages(out)[0].startswith("the required test read the environment of process ")
+
+
+def test_a_key_it_was_not_given_is_not_there(ready: GitRepo, monkeypatch) -> None:
+    monkeypatch.setenv("SCORE_SNEAKY", "sk-live-not-for-the-test")
+    ready.manifest(required_test=py("import os, sys\nsys.exit(1 if 'SCORE_SNEAKY' in os.environ else 0)"))
+    assert ready.score(skip_test=False).exit_code == 0

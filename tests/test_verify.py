@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scorer.model import Result
+from scorer.model import EnvelopeFacts, Result
 from scorer.model import TestOutcome as Outcome
 from scorer.report.facts import to_dict
 from scorer.verify import verify_report
@@ -98,3 +98,40 @@ def test_missing_everything_lists_every_problem():
 
 def test_not_an_object():
     assert verify_report([], manifest_sha256=None, base=None, head=None) == ["report is not a JSON object"]
+
+
+def _enveloped(**facts: Any) -> dict:
+    from scorer.testrun.envelope import log_digest
+
+    observed = facts.pop("observed", ())
+    env = EnvelopeFacts(
+        "auto", ("network: user+network namespace",), observed=observed, log_sha256=log_digest(observed)
+    )
+    report = good_report()
+    report["test"]["envelope"] = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in env._replace(**facts)._asdict().items()
+    }
+    return report
+
+
+def test_the_observer_log_must_match_its_digest():
+    assert check(_enveloped()) == []
+    edited = _enveloped(observed=("wrote /home/me/.bashrc",))
+    assert check(edited) == ["the observer saw 1 attempt(s) outside the test's envelope"]
+    edited["test"]["envelope"]["observed"] = []  # the attempt cut out of the log, the digest left
+    assert check(edited) == [
+        "test.envelope.log_sha256 does not match the observed log it stands for (the report was edited)"
+    ]
+
+
+def test_require_envelope():
+    assert check(_enveloped(), require_envelope=True) == []
+    assert check(good_report(), require_envelope=True) == [
+        "the report has no test envelope (the test did not run, or an older score-diff ran it)"
+    ]
+    assert check(good_report()) == []  # without the flag, a report from before the envelope still binds
+    missing = _enveloped(missing=("network: Operation not permitted",))
+    assert check(missing, require_envelope=True) == [
+        "the test's envelope was not all enforced: ['network: Operation not permitted']"
+    ]
+    assert check(_enveloped(policy="off"), require_envelope=True) == ["the required test ran with test_envelope off"]

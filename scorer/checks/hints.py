@@ -571,6 +571,16 @@ def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
+def _test_envelope(v: Violation, scene: Scene) -> tuple[str, str]:
+    return (
+        "remove the code that tried what the message names: the code and its tests must run without "
+        "writing outside the checkout and the temporary directory, reaching a host, starting other "
+        "programs or reading another process's environment (use tmp_path, a server on 127.0.0.1, a fake); "
+        f"then rerun `{_test_command(scene)}`",
+        "list the directory in test_write_roots, set test_network, or list the program in test_programs",
+    )
+
+
 def _test_envelope_unavailable(v: Violation, scene: Scene) -> tuple[str, str]:
     return (
         "stop and tell the user this machine cannot jail the required test (no user namespaces or Landlock); "
@@ -660,6 +670,7 @@ _HINTS: dict[str, Hint] = {
         "special-cased-input",
     ),
     "test-config-changed": _test_config_changed,
+    "test-envelope": _test_envelope,
     "test-envelope-unavailable": _test_envelope_unavailable,
     "test-missing": _test_missing,
     "git-error": _git_error,

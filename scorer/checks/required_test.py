@@ -14,7 +14,8 @@ _SIDE_EFFECT = {
 
 
 def check_test(test: TestOutcome) -> list[Violation]:
-    """test-timeout / test-failed from the run, then one test-side-effect per path it changed."""
+    """test-timeout / test-failed from the run, one test-envelope per attempt the observer saw
+    outside the envelope, then one test-side-effect per path it changed."""
     found = []
     if test.status == TEST_TIMEOUT:
         found.append(Violation("test-timeout", f"{' '.join(test.argv)}: {test.reason}"))
@@ -24,6 +25,13 @@ def check_test(test: TestOutcome) -> list[Violation]:
         found.append(Violation("test-empty" if empty else "test-failed", f"{' '.join(test.argv)}: {why}"))
     for file, why in test.missing:
         found.append(Violation("test-missing", f"{why}: every test the base defines must run and pass", file))
+    for attempt in test.envelope.observed if test.envelope is not None else ():
+        found.append(
+            Violation(
+                "test-envelope",
+                f"the required test {attempt}: outside its envelope (docs/required-test.md#the-envelope)",
+            )
+        )
     for path, what in test.side_effects:
         found.append(Violation("test-side-effect", _SIDE_EFFECT.get(what, f"the required test {what}"), path))
     return found

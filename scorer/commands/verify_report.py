@@ -25,6 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept a report whose required test was skipped (--skip-test); by default it must pass",
     )
+    p.add_argument(
+        "--require-envelope",
+        action="store_true",
+        help="the required test must have run with its whole envelope enforced (no network, writes confined)",
+    )
 
 
 def _read_report(path: str, shown: str) -> dict[str, object]:
@@ -62,7 +67,12 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.manifest:
         digest = load_manifest(Path(ctx.cwd, args.manifest)).sha256
     problems = verify_report(
-        report, manifest_sha256=digest, base=base, head=head, allow_skipped_test=args.allow_skipped_test
+        report,
+        manifest_sha256=digest,
+        base=base,
+        head=head,
+        allow_skipped_test=args.allow_skipped_test,
+        require_envelope=args.require_envelope,
     )
     checked = [
         ("manifest sha256", digest, f"--manifest {args.manifest}"),
@@ -73,6 +83,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         ctx.stdout.write(f"checked {label} {value} ({source})\n" if value else f"not checked: {label}\n")
     ctx.stdout.write(
         "checked test: " + ("passed or skipped (--allow-skipped-test)\n" if args.allow_skipped_test else "passed\n")
+    )
+    ctx.stdout.write(
+        "checked test envelope: observer log digest" + (", every part enforced\n" if args.require_envelope else "\n")
     )
     for problem in problems:
         ctx.stdout.write(f"FAIL {problem}\n")

@@ -56,6 +56,7 @@ class Manifest(NamedTuple):
     allowed_test_config: tuple[str, ...] = ()  # globs of pytest configuration files the job may change
     test_network: bool = False  # the required test's envelope (docs/required-test.md#the-envelope)
     test_write_roots: tuple[str, ...] = ()
+    test_programs: tuple[str, ...] | None = None  # None: any program
     test_envelope: str = "auto"
     sha256: str = ""
     source: str = ""
@@ -235,6 +236,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
         "scratch_roots",
         "guard_allowed_tools",
         "test_write_roots",
+        "test_programs",
     ):
         if key in simple:
             simple[key] = tuple(simple[key])

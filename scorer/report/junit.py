@@ -37,6 +37,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-weakened",
         "test-empty",
         "test-config-changed",
+        "test-envelope",
         "test-envelope-unavailable",
         "test-missing",
     ),

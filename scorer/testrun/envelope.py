@@ -10,6 +10,7 @@ cannot see: docs/required-test.md#the-envelope.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ScoreDiffError
 from ..model import EnvelopeFacts, TestOutcome
+from . import observer
 
 if TYPE_CHECKING:
     from ..manifest.load import Manifest
@@ -38,7 +40,7 @@ class EnvelopeUnavailable(ScoreDiffError):
 
 
 class Launch(NamedTuple):
-    """One run's envelope: the argv prefix, the environment, and the launcher's status pipe."""
+    """One run's envelope: the argv prefix, the environment, the launcher's status pipe, the observer."""
 
     prefix: tuple[str, ...]  # before the test's argv
     inner: tuple[str, ...]  # between the launcher and the test's argv (sandbox-exec on macOS)
@@ -46,6 +48,7 @@ class Launch(NamedTuple):
     status_read: int | None  # None: no launcher
     status_write: int | None
     facts: EnvelopeFacts
+    listener: observer.Listener | None = None
 
 
 def write_roots(manifest: Manifest, cwd: str, scratch: str, report: str | None) -> tuple[str, ...]:
@@ -93,15 +96,21 @@ def _cleanup_root(scratch: str) -> str:
     return os.path.realpath(scratch)
 
 
-def prepare(manifest: Manifest, cwd: str, scratch: str, report: str | None, env: Mapping[str, str]) -> Launch:
-    """The envelope for one run of the required test; raises EnvelopeUnavailable when it is
-    required and this platform has no launcher at all."""
+def prepare(
+    manifest: Manifest, cwd: str, scratch: str, report: str | None, env: Mapping[str, str], program: str = ""
+) -> Launch:
+    """The envelope for one run of the required test (`program`: its argv[0]); raises
+    EnvelopeUnavailable when it is required and this platform has no launcher at all."""
     policy = manifest.test_envelope
     off = policy == "off"
     run_env = dict(env) if off else environment(env, manifest.test_env, scratch)
-    if os.name != "posix" or not sys.executable:
-        return _no_launcher(policy, run_env)
     roots = write_roots(manifest, cwd, scratch, report)
+    listener = None if off else observer.start(scratch)
+    if listener is not None:
+        programs = None if manifest.test_programs is None else (*manifest.test_programs, program)
+        run_env = observer.environment(run_env, listener, roots, manifest.test_network, programs)
+    if os.name != "posix" or not sys.executable:
+        return _no_launcher(policy, run_env)._replace(listener=listener)
     inner: tuple[str, ...] = ()
     enforced: list[str] = []
     jail = not off and not sys.platform.startswith("linux")
@@ -119,8 +128,9 @@ def prepare(manifest: Manifest, cwd: str, scratch: str, report: str | None, env:
         "unavailable": list(UNAVAILABLE),
     }
     prefix = (sys.executable, "-I", "-S", LAUNCHER, json.dumps(config), "--")
-    facts = EnvelopeFacts(policy, enforced=tuple(enforced))
-    return Launch(prefix, inner, run_env, read, write, facts)
+    missing = () if off or listener is not None else ("observer: no unix socket here (or its path is too long)",)
+    facts = EnvelopeFacts(policy, enforced=tuple(enforced), missing=missing)
+    return Launch(prefix, inner, run_env, read, write, facts, listener)
 
 
 def _no_launcher(policy: str, env: dict[str, str]) -> Launch:
@@ -155,7 +165,25 @@ def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
         raise EnvelopeUnavailable(f"{aborted} (docs/required-test.md#the-envelope)")
     if launch.status_read is not None and not any(e.startswith("process tree") for e in enforced + missing):
         missing.append("launcher: it reported nothing; the envelope is unknown")
-    return facts._replace(enforced=tuple(enforced), missing=tuple(missing))
+    observed: tuple[str, ...] = ()
+    if launch.listener is not None:
+        from ..redaction import redact
+
+        observed = tuple(escape_line(redact(a)) for a in launch.listener.stop())
+        enforced.append(f"observer: audit hook in {len(launch.listener.checked_in)} Python process(es)")
+    return facts._replace(
+        enforced=tuple(enforced), missing=tuple(missing), observed=observed, log_sha256=log_digest(observed)
+    )
+
+
+def log_digest(observed: Sequence[str]) -> str:
+    """sha256 of the observer log: each observed line ended by a newline (verify-report recomputes it)."""
+    return hashlib.sha256("".join(f"{line}\n" for line in observed).encode("utf-8")).hexdigest()
+
+
+def escape_line(text: str) -> str:
+    """One line: a newline in a path cannot forge a second entry of the log."""
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def noted(test: TestOutcome) -> TestOutcome:

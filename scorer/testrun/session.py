@@ -195,7 +195,7 @@ def _run(
     planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
     existed = evidence.identity(planned.report)
-    launch = envelope.prepare(manifest, root, scratch, planned.report, env)
+    launch = envelope.prepare(manifest, root, scratch, planned.report, env, planned.argv[0])
     test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     test = envelope.noted(test._replace(argv=argv))
     if test.status in (TEST_PASSED, TEST_FAILED) and test.exit_code is not None:
