@@ -471,3 +471,16 @@ def test_a_key_it_was_not_given_is_not_there(ready: GitRepo, monkeypatch) -> Non
     monkeypatch.setenv("SCORE_SNEAKY", "sk-live-not-for-the-test")
     ready.manifest(required_test=py("import os, sys\nsys.exit(1 if 'SCORE_SNEAKY' in os.environ else 0)"))
     assert ready.score(skip_test=False).exit_code == 0
+
+
+def test_base_mode_runs_the_test_in_the_same_envelope(committed: GitRepo) -> None:
+    committed.git("checkout", "-q", "-b", "agent-x")
+    committed.write(
+        "allowed/mod.py",
+        "import socket\ntry: socket.create_connection(('192.0.2.1', 80), timeout=2)\nexcept OSError: pass\n",
+    )
+    committed.commit("phones home")
+    committed.manifest(required_test=py("import runpy; runpy.run_path('allowed/mod.py')"))
+    out = committed.score("--base", "main", skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert out.report["test"]["envelope"]["observed"] == ["connected to 192.0.2.1:80"]

@@ -299,3 +299,25 @@ def test_run_test_runs_the_required_test_in_a_temporary_checkout(server: Server)
     assert "ran in a temporary checkout of the pushed commit" in right.stderr
     assert server.server_ref("refs/heads/agent-fix") == fix
     assert not (server.bare / "worktrees").exists()  # no git worktree was registered in the repository
+
+
+def test_run_test_runs_inside_the_envelope(server: Server) -> None:
+    """The same envelope on the git server: pushed code that reaches for the network fails test-envelope."""
+    server.clone.git("checkout", "-q", "main")
+    server.clone.write_manifest(
+        server.clone.root / "job_manifest.json",
+        job_id="pricing",
+        allowed_paths=["src/pricing.py"],
+        forbidden_globs=[DECOY],
+        required_test=[sys.executable, "-c", "import runpy; runpy.run_path('src/pricing.py')"],
+    )
+    server.clone.commit("the fence runs the module")
+    assert server.push("main").returncode == 0
+    server.install("pre-receive", "--run-test")
+    phone = (
+        "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 443), timeout=2)\nexcept OSError:\n    pass\n"
+    )
+    server.agent_commit("src/pricing.py", phone)
+    pushed = server.push("agent-fix")
+    assert pushed.returncode != 0
+    assert "remote: FAIL [test-envelope] -: the required test connected to 192.0.2.1:443" in pushed.stderr
