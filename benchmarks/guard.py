@@ -1,6 +1,6 @@
 """Time score-diff guard as a command hook and through the sidecar, beside the floors.
 
-    python benchmarks/guard.py [--size medium] [--calls 200] [--tracked]
+    python benchmarks/guard.py [--size medium] [--calls 200] [--tracked] [--baseline DIR]
 
 On the generated repository of --size: `python -c pass` (interpreter start-up), one
 `git rev-parse` (the one git call the guard needs to find the repository), the guard as a
@@ -10,7 +10,8 @@ fresh connection per request: by one client, and by ten clients at once (each of
 requests of a burst is one sample). Each round runs every row once, so load from other work
 spreads over all of them; p50 and p95 are reported. The decision log is written on every
 call, as in real use. `--tracked` commits the manifest in the repository and reads it from
-HEAD (a git call more per decision) instead of passing --manifest with a file outside it.
+HEAD (git calls more per decision) instead of passing --manifest with a file outside it.
+`--baseline DIR` adds the command hook of another source checkout (the previous main) as a row.
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", choices=sorted(SIZES), default="medium")
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--tracked", action="store_true", help="the manifest committed at HEAD, not --manifest")
+    p.add_argument(
+        "--baseline", type=Path, metavar="DIR", help="another build's source checkout: its command hook is a row too"
+    )
     args = p.parse_args(argv)
     import compileall
 
@@ -102,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # Bytecode as an installed package has it, even under PYTHONDONTWRITEBYTECODE.
     compileall.compile_dir(str(Path(scorer.__file__).parent), quiet=1)
+    if args.baseline is not None:
+        compileall.compile_dir(str(args.baseline / "scorer"), quiet=1)
     gen = ensure(SIZES[args.size])
     repo = tracked_copy(str(gen.repo), gen.manifest) if args.tracked else str(gen.repo)
     target = sorted(gen.info["touched_paths"])[0]
@@ -123,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         "git rev-parse": (["git", "-C", repo, "rev-parse", "--show-toplevel", "--absolute-git-dir"], b""),
         "guard (command hook)": (guard, payload),
     }
+    if args.baseline is not None:  # the same hook from another checkout, first on sys.path
+        first = f"import sys; sys.path.insert(0, {str(args.baseline.resolve())!r}); from scorer.entry import main; "
+        before = [sys.executable, "-c", first + "sys.argv[0] = 'score-diff'; raise SystemExit(main())", *guard[3:]]
+        commands["guard (command hook), baseline"] = (before, payload)
     check = subprocess.run(guard, input=payload, capture_output=True, cwd=repo)
     if check.returncode != 0 or check.stdout.strip():
         raise SystemExit(f"the guard did not allow the benchmark write: {check.stdout!r} {check.stderr!r}")
