@@ -36,6 +36,7 @@ LOOPBACK = "127.0.0.1"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
 MAX_THREADS = 64  # requests decided at once; one more is denied at once, unread
 LOG_BACKLOG = 10_000  # decisions waiting for the log writer
+LOG_YIELD_S = 0.2  # how long the log writer waits for the requests being decided to be answered
 SOCKET_TIMEOUT_S = 5.0  # every read and write of a request; well inside an agent's hook timeout
 
 
@@ -71,6 +72,8 @@ class GuardServer(ThreadingHTTPServer):
         self.options = options  # run.Options without the agent
         self.cache = FenceCache()  # shared by the threads: plain dict reads and writes
         self.slots = threading.BoundedSemaphore(max_threads)
+        self.busy = 0  # requests being decided now (changed under busy_lock)
+        self.busy_lock = threading.Lock()
         self.timeout_s = timeout_s
         self.failures = 0
         self.log_warned = False
@@ -92,6 +95,9 @@ class GuardServer(ThreadingHTTPServer):
 
         while (item := self.log_queue.get()) is not None:
             outcome, agent, duration_s = item
+            waited = time.monotonic() + LOG_YIELD_S
+            while self.busy and time.monotonic() < waited:  # answers first: log between them
+                time.sleep(0.002)
             try:
                 warning = log(outcome, self.options._replace(agent=agent), duration_s)
             except Exception as exc:  # log() warns rather than raises; this is a last resort
@@ -114,9 +120,11 @@ class GuardServer(ThreadingHTTPServer):
         if not self.slots.acquire(blocking=False):
             self._overloaded(request)
             return
+        self._count(1)
         try:
             super().process_request(request, client_address)
         except BaseException:
+            self._count(-1)
             self.slots.release()
             raise
 
@@ -124,7 +132,12 @@ class GuardServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self._count(-1)
             self.slots.release()
+
+    def _count(self, delta: int) -> None:
+        with self.busy_lock:
+            self.busy += delta
 
     def _overloaded(self, request: socket.socket) -> None:
         """Every thread is busy: deny at once, in the agent's words where the request line has

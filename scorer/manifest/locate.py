@@ -55,9 +55,19 @@ def bare_manifest_location(manifest: str | None) -> tuple[Path, str | None]:
 
 def _repo_relative(path: Path, root: str) -> str | None:
     """`path` relative to the repository, resolving symlinks above the root only (macOS /tmp)."""
-    real_root = os.path.realpath(root)
-    for top in reversed(path.parents):
-        if os.path.realpath(top) == real_root:
+    text, top_text = str(path), os.path.abspath(root)
+    if text.startswith(top_text.rstrip(os.sep) + os.sep):  # spelt under the root: no file system call
+        return path.relative_to(top_text).as_posix()
+    try:
+        real_root = os.stat(root)
+    except OSError:
+        return None
+    for top in reversed(path.parents):  # a parent that is the root's directory, by device and inode
+        try:
+            found = os.stat(top)
+        except OSError:
+            return None  # a parent that does not exist has no children that do
+        if (found.st_dev, found.st_ino) == (real_root.st_dev, real_root.st_ino):
             return path.relative_to(top).as_posix()
     return None
 
