@@ -76,7 +76,7 @@ def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[in
 
 def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
     manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
-    payload = {
+    payload: dict[str, object] = {
         "session_id": "s",
         "prompt_id": "p",
         "cwd": str(committed.root),
