@@ -222,6 +222,40 @@ def bench_size(tools: Tools, generated: generate.Generated, env: dict[str, str],
     return Measured(seconds, peaks)
 
 
+def envelope_cost(tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int) -> str:
+    """The required test's envelope (launcher, namespace, Landlock, observer) per test run: the same
+    score-diff run with a trivial required test, with the envelope and with test_envelope off,
+    interleaved in one run so that both see the same load. The test's own time is the report's
+    test.duration_s (start to reap, launcher included), apart from the checkouts around it."""
+    base = json.loads(generated.manifest.read_text(encoding="utf-8"))
+    base["required_test"] = [tools.python, "-c", "pass"]
+    with tempfile.TemporaryDirectory(prefix="score-diff-bench-envelope-") as tmp:
+        argvs, report = {}, Path(tmp, "report.json")
+        for policy in ("auto", "off"):
+            path = Path(tmp, f"{policy}.json")
+            path.write_text(json.dumps({**base, "test_envelope": policy}), encoding="utf-8")
+            argvs[policy] = [tools.score_diff, "--manifest", str(path), "--repo", str(generated.repo)]
+            argvs[policy] += ["--format", "json", "--output", str(report), "--format", "text"]
+        wall: dict[str, list[float]] = {"auto": [], "off": []}
+        test: dict[str, list[float]] = {"auto": [], "off": []}
+        for round_ in range(runs + 1):  # the first round warms up
+            for policy, argv in argvs.items():
+                sample = must_succeed(f"score-diff, test_envelope {policy}", execute(argv, env), "RESULT: PASS")
+                if round_:
+                    wall[policy].append(sample.seconds * 1000)
+                    test[policy].append(json.loads(report.read_text(encoding="utf-8"))["test"]["duration_s"] * 1000)
+    med = {k: {p: statistics.median(v[p]) for p in v} for k, v in (("wall", wall), ("test", test))}
+    return (
+        f"### The required test's envelope ({generated.info['size']['name']}, `python -c pass` as the test, "
+        f"{runs} interleaved runs each; medians)\n\n"
+        f"| | in its envelope | `test_envelope: off` | the envelope's cost |\n| --- | ---: | ---: | ---: |\n"
+        + "\n".join(
+            f"| {label} | {med[k]['auto']:.0f} ms | {med[k]['off']:.0f} ms | {med[k]['auto'] - med[k]['off']:.0f} ms |"
+            for k, label in (("test", "the test run (report's duration_s)"), ("wall", "the whole score-diff run"))
+        )
+    )
+
+
 # --- report --------------------------------------------------------------------
 
 FLOOR, IMPORT = "git floor", "Python start-up + import"
@@ -377,6 +411,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="SCRIPT",
         help="another build's score-diff console script, timed in the same rounds (before/after)",
     )
+    parser.add_argument(
+        "--envelope", action="store_true", help="also time the required test's envelope against test_envelope off"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -413,6 +450,9 @@ def run_benchmark(args: argparse.Namespace, sizes: list[str], env: dict[str, str
         results[size] = (generated, bench_size(tools, generated, env, args.runs, not args.no_literal))
         generate.check_unchanged(generated)  # a scorer that writes to the repo skews later runs
     print(header + "\n\n" + report(results))
+    if args.envelope:
+        for generated, _ in results.values():
+            print("\n" + envelope_cost(tools, generated, env, args.runs))
     if args.json:
         raw = {size: measured._asdict() for size, (_, measured) in results.items()}
         args.json.write_text(json.dumps({"machine": header, "results": raw}, indent=1))
