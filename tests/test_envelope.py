@@ -484,3 +484,27 @@ def test_base_mode_runs_the_test_in_the_same_envelope(committed: GitRepo) -> Non
     out = committed.score("--base", "main", skip_test=False)
     assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
     assert out.report["test"]["envelope"]["observed"] == ["connected to 192.0.2.1:80"]
+
+
+def test_legitimate_neighbours_the_observer_lets_pass(ready: GitRepo) -> None:
+    """makedirs(exist_ok=True) on a directory that exists, reads anywhere, its own /proc/self/environ,
+    loopback by IPv4-mapped address, a socketpair, multiprocessing: none is an attempt."""
+    code = """
+        import multiprocessing, os, socket
+        os.makedirs("/tmp", exist_ok=True)
+        open("/etc/hostname").read() if os.path.exists("/etc/hostname") else None
+        open("/proc/self/environ", "rb").read()
+        a, b = socket.socketpair()
+        server = socket.socket(socket.AF_INET6)
+        try:
+            server.bind(("::1", 0))
+            server.listen(1)
+            socket.create_connection(("::1", server.getsockname()[1])).close()
+        except OSError:
+            pass  # no IPv6 loopback here
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            assert pool.map(abs, [-1]) == [1]
+    """
+    ready.manifest(required_test=py(code), test_programs=[])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text

@@ -136,6 +136,8 @@ class _Observer:
         elif event in _PATH_EVENTS:
             for i in _PATH_EVENTS[event]:
                 if i < len(args) and (where := self.outside(args[i])) is not None:
+                    if event == "os.mkdir" and os.path.isdir(where):
+                        continue  # makedirs(exist_ok=True) on a directory that is there changes nothing
                     self.report(f"wrote {where} ({event})")
         elif event in ("socket.connect", "socket.sendto") and len(args) >= 2:
             self.on_connect(args[0], args[1])
@@ -150,7 +152,7 @@ class _Observer:
 def _loopback(host: Any) -> bool:
     if not isinstance(host, str):
         return False
-    return host in ("localhost", "::1", "0.0.0.0", "::") or host.startswith("127.")  # noqa: S104
+    return host in ("localhost", "::1", "0.0.0.0", "::") or host.startswith(("127.", "::ffff:127."))  # noqa: S104
 
 
 def _install() -> None:
