@@ -85,6 +85,13 @@ def observed(agent: str, code: int, out: str, err: str) -> str:
         body = json.loads(out)
         assert code == 2 and body["decision"] == "deny" and body["reason"] + "\n" == err
         return "deny"
+    if agent == "cursor":  # the JSON permission; a deny also exits 2 with the reason on stderr
+        body = json.loads(out)
+        if body["permission"] == "deny":
+            assert code == 2 and body["agent_message"] + "\n" == err and body["user_message"] == body["agent_message"]
+        else:
+            assert code == 0 and err == "" and (body == {"permission": "allow"} or body["permission"] == "ask")
+        return str(body["permission"])
     if agent == "copilot":  # only a JSON deny on exit 0 blocks; exit 2 would be a warning
         assert code == 0
         if not out:
@@ -104,7 +111,7 @@ def test_recorded_payload(guarded: Guarded, case: str):
     code, out, err = guarded.send(payload, agent)
     expected = data["expect"]
     want = expected["action"]
-    if agent != "claude" and want == "ask":  # only Claude Code can ask; the others are told deny
+    if agent not in ("claude", "cursor") and want == "ask":  # only these can ask; the others are told deny
         want = "deny"
     assert observed(agent, code, out, err) == want, (out, err)
     row = guarded.last()
@@ -292,7 +299,7 @@ def test_retry_needs_the_justification_in_the_transcript(sensitive: Guarded, mes
         b'{"tool_name": "Write", "cwd": "/", "tool_input": "x"}',
     ],
 )
-@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot", "cursor"])
 def test_invalid_payloads_deny_with_the_blocking_exit_code(guarded: Guarded, raw: bytes, agent: str):
     code, out, err = guarded.send(raw, agent)
     assert observed(agent, code, out, err) == "deny"

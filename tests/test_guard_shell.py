@@ -134,3 +134,16 @@ def test_attack_is_not_allowed(shell: Guarded, command: str, want: str):
 def test_neighbour_is_allowed_without_a_prompt(shell: Guarded, command: str):
     code, out, err = shell.send(_bash(shell, command))
     assert (code, out) == (0, ""), json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"] if out else err
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("cd allowed && echo hi > x.txt", "allow"),  # tree-sitter hangs the redirection on the list
+        ("true || cd allowed && echo hi > b.py", "deny"),
+        ("echo 'tee allowed/x' | bash < script.sh", "ask"),  # the file, not the pipe, is bash's stdin
+        ("cd allowed && cat > x.txt <<'EOF'\nhi\nEOF", "allow"),
+    ],
+)
+def test_a_redirection_belongs_to_the_last_command_of_a_list_or_pipeline(shell: Guarded, command: str, want: str):
+    assert observed("claude", *shell.send(_bash(shell, command))) == want

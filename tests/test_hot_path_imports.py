@@ -37,6 +37,8 @@ WRITE_PATH = [
     "scorer.entry",
     "scorer.errors",
     "scorer.guard",
+    "scorer.guard.agents",
+    "scorer.guard.agents.claude",
     "scorer.guard.answer",
     "scorer.guard.decide",
     "scorer.guard.paths",

@@ -19,6 +19,10 @@ added once (a second install changes nothing).
   bash, powershell, timeoutSec}]}}` for `preToolUse` and `userPromptSubmitted`, entries not
   grouped and no matcher (every tool) (https://docs.github.com/en/copilot/reference/hooks-reference,
   "Hooks locations", "Command hooks", "Matcher filtering").
+- Cursor: `.cursor/hooks.json` (project level), `{"version": 1, "hooks": {EVENT: [{command}]}}`
+  for `beforeShellExecution` and `beforeMCPExecution` (eqtylab/cupcake
+  docs/docs/reference/harnesses/cursor.md, "Setup"; johnlindquist/cursor-hooks src/types.ts,
+  `CursorHooksConfig`).
 """
 
 from __future__ import annotations
@@ -30,13 +34,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .payload import AGENTS, CLAUDE, CODEX, COPILOT, GEMINI
+from .payload import AGENTS, CLAUDE, CODEX, COPILOT, CURSOR, GEMINI
 
 CONFIG_FILES = {
     CLAUDE: Path(".claude/settings.json"),
     CODEX: Path(".codex/hooks.json"),
     GEMINI: Path(".gemini/settings.json"),
     COPILOT: Path(".github/hooks/score-diff.json"),
+    CURSOR: Path(".cursor/hooks.json"),
 }
 # (the tool-call event, the new-turn event) in each agent's configuration
 EVENTS = {
@@ -44,6 +49,7 @@ EVENTS = {
     CODEX: ("PreToolUse", "UserPromptSubmit"),
     GEMINI: ("BeforeTool", "BeforeAgent"),
     COPILOT: ("preToolUse", "userPromptSubmitted"),
+    CURSOR: ("beforeShellExecution", "beforeMCPExecution"),  # the turn is generation_id: no prompt event
 }
 
 
@@ -68,7 +74,7 @@ def sidecar_command(agent: str, port: int) -> str:
 def merged(existing: dict[str, Any], agent: str, command: str | None = None) -> dict[str, Any]:
     """`existing` with the guard's hooks added where they are missing; nothing removed."""
     config = json.loads(json.dumps(existing))  # a deep copy
-    if agent == COPILOT and config.setdefault("version", 1) != 1:
+    if agent in (COPILOT, CURSOR) and config.setdefault("version", 1) != 1:
         raise ValueError(f"its version is {config['version']!r}, not 1; fix it by hand, then run install again")
     hooks = config.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -81,6 +87,10 @@ def merged(existing: dict[str, Any], agent: str, command: str | None = None) -> 
         if agent == COPILOT:  # entries are not grouped; bash or powershell runs, by platform
             if not any(isinstance(h, dict) and command in (h.get("bash"), h.get("command")) for h in groups):
                 groups.append({"type": "command", "bash": command, "powershell": command, "timeoutSec": 30})
+            continue
+        if agent == CURSOR:  # entries are not grouped and have no matcher (agents/cursor.py)
+            if not any(isinstance(h, dict) and h.get("command") == command for h in groups):
+                groups.append({"command": command})
             continue
         present = any(
             isinstance(g, dict)

@@ -1,22 +1,13 @@
-"""Hook payloads, normalised: one `ToolCall` per payload, whatever the agent.
+"""Hook payloads, normalised: the guard's neutral envelope (`ToolCall`), whatever the agent.
 
-Only fields confirmed in each agent's documentation are read (docs/guard.md cites them):
-
-- Claude Code (https://code.claude.com/docs/en/hooks, "Common input fields", "PreToolUse
-  input"): `session_id`, `prompt_id` (v2.1.196+), `transcript_path`, `cwd`,
-  `hook_event_name`, `tool_name`, `tool_input`; `Write {file_path, content}`,
-  `Edit {file_path, old_string, new_string, replace_all}`, `Bash {command}`,
-  `PowerShell {command}`; the older `MultiEdit {file_path, edits[{old_string, new_string}]}`
-  and `NotebookEdit {notebook_path, new_source, cell_id, cell_type, edit_mode}`.
-- Codex (openai/codex, codex-rs/hooks/src/events/pre_tool_use.rs and
-  schema/generated/pre-tool-use.command.input.schema.json): the same common fields plus
-  `turn_id`; `tool_name` is `Bash` for shell calls and `apply_patch` for file edits, and
-  `tool_input.command` holds the shell command or the raw patch.
-- Gemini CLI and GitHub Copilot: their envelopes are below (ENVELOPES) and their tools in
-  gemini.py and copilot.py, each with the page that documents it. Cursor is not read: its
-  payload fields could not be confirmed in Cursor's own documentation (docs/guard.md).
-
-Anything else about a write tool is refused (PayloadError), never guessed at.
+Each agent's own payload and answer live in a module of its own under `agents/`
+(claude, codex, gemini, copilot, cursor), looked up by name (`agents.lookup`); this module
+imports none of them. It holds what they share: the `ToolCall` and `Target` records, the
+`Envelope` that says where an agent keeps the fields every call has, `read` (the envelope
+read into a ToolCall, the tool's own fields left to the agent's module) and the strict
+field readers. Only fields confirmed in each agent's documentation are read (each
+module cites its pages); anything else about a write tool is refused (PayloadError),
+never guessed at.
 """
 
 from __future__ import annotations
@@ -25,35 +16,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-CLAUDE, CODEX, GEMINI, COPILOT = "claude", "codex", "gemini", "copilot"
-AGENTS = (CLAUDE, CODEX, GEMINI, COPILOT)
+CLAUDE, CODEX, GEMINI, COPILOT, CURSOR = "claude", "codex", "gemini", "copilot", "cursor"
+AGENTS = (CLAUDE, CODEX, GEMINI, COPILOT, CURSOR)
 
 # What a call is, for the decision.
 WRITE, SHELL, READ, OTHER, PROMPT, EVENT, OPAQUE = "write", "shell", "read", "other", "prompt", "event", "opaque"
 
-# Tools that write nothing a hook could see, by agent (docs/guard.md has the table).
-READ_ONLY_TOOLS: Mapping[str, frozenset[str]] = {
-    CLAUDE: frozenset(
-        {
-            "Read",
-            "Glob",
-            "Grep",
-            "LS",
-            "WebFetch",
-            "WebSearch",
-            "Agent",
-            "Task",
-            "TodoWrite",
-            "AskUserQuestion",
-            "ExitPlanMode",
-            "NotebookRead",
-            "BashOutput",
-            "KillShell",
-            "KillBash",
-        }
-    ),
-    CODEX: frozenset(),
-}
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024  # a payload larger than this is refused, not parsed
 
 
@@ -67,34 +35,6 @@ class Envelope(NamedTuple):
     transcript: str | None  # only where the transcript's format is documented (transcript.py)
     tool: str
     tool_input: str
-
-
-_CLAUDE_LIKE = Envelope(
-    frozenset({"PreToolUse"}),
-    frozenset({"UserPromptSubmit"}),
-    "session_id",
-    "prompt_id",
-    "transcript_path",
-    "tool_name",
-    "tool_input",
-)
-ENVELOPES: Mapping[str, Envelope] = {
-    CLAUDE: _CLAUDE_LIKE,
-    CODEX: _CLAUDE_LIKE._replace(turn="turn_id"),
-    # https://geminicli.com/docs/hooks/reference ("Base input schema": session_id,
-    # transcript_path, cwd, hook_event_name; "BeforeTool": tool_name, tool_input;
-    # "BeforeAgent": fires after the user submits a prompt). No turn id is sent, and the
-    # transcript's format is not documented, so it is not read.
-    GEMINI: Envelope(
-        frozenset({"BeforeTool"}), frozenset({"BeforeAgent"}), "session_id", None, None, "tool_name", "tool_input"
-    ),
-    # https://docs.github.com/en/copilot/reference/hooks-reference ("Hook event input
-    # payloads", the VS Code compatible form selected by the PascalCase event name); the
-    # camelCase form is read by copilot.envelope.
-    COPILOT: Envelope(
-        frozenset({"PreToolUse"}), frozenset({"UserPromptSubmit"}), "session_id", None, None, "tool_name", "tool_input"
-    ),
-}
 
 
 class PayloadError(ValueError):
@@ -153,15 +93,12 @@ def text(obj: Mapping[str, Any], key: str, where: str, required: bool = True) ->
     return value
 
 
-def normalise(agent: str, data: Mapping[str, Any]) -> ToolCall:
-    """One payload as a ToolCall; PayloadError when a field the decision needs is missing or mistyped."""
-    if agent not in AGENTS:
-        raise PayloadError(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}")
-    env = ENVELOPES[agent]
-    if agent == COPILOT and "hook_event_name" not in data:
-        from . import copilot
+ToolReader = Callable[[ToolCall, Mapping[str, Any]], ToolCall]
 
-        env, data = copilot.camel_case(data)
+
+def read(agent: str, env: Envelope, data: Mapping[str, Any], tools: ToolReader) -> ToolCall:
+    """The envelope of one payload as a ToolCall, its tool's fields read by `tools`; PayloadError
+    when a field the decision needs is missing or mistyped."""
     event = text(data, "hook_event_name", "payload", required=False) or (
         min(env.tool_events) if env.tool in data else ""
     )
@@ -188,67 +125,11 @@ def normalise(agent: str, data: Mapping[str, Any]) -> ToolCall:
     tool_input = data.get(env.tool_input)
     if not isinstance(tool_input, dict):
         raise PayloadError(f"payload.{env.tool_input} is {type(tool_input).__name__}, not an object")
-    return _tools(agent)(base._replace(tool=tool), tool_input)
+    return tools(base._replace(tool=tool), tool_input)
 
 
 def absolute(path: str) -> bool:
     return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] in "\\/")
-
-
-def _claude(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
-    tool = call.tool
-    if tool == "Write":
-        return writes(call, [Target(req(ti, "file_path", tool), "write", req(ti, "content", tool))])
-    if tool == "Edit":
-        req(ti, "old_string", tool)
-        return writes(call, [Target(req(ti, "file_path", tool), "edit", req(ti, "new_string", tool))])
-    if tool == "MultiEdit":
-        return writes(call, [Target(req(ti, "file_path", tool), "edit", _multi_edit(ti))])
-    if tool == "NotebookEdit":
-        mode = text(ti, "edit_mode", tool, required=False) or "replace"
-        source = text(ti, "new_source", tool, required=mode != "delete") or ""
-        if mode not in ("replace", "insert", "delete"):
-            raise PayloadError(f"{tool}.edit_mode {mode[:40]!r} is not replace, insert or delete")
-        return writes(call, [Target(req(ti, "notebook_path", tool), "edit", source)])
-    if tool == "Bash":
-        return call._replace(kind=SHELL, command=req(ti, "command", tool))
-    if tool == "PowerShell":
-        return call._replace(kind=OPAQUE, note="PowerShell commands cannot be read by the guard's shell parser")
-    return call._replace(kind=READ if tool in READ_ONLY_TOOLS[CLAUDE] else OTHER)
-
-
-def _multi_edit(ti: Mapping[str, Any]) -> str:
-    edits = ti.get("edits")
-    if not isinstance(edits, list) or not edits:
-        raise PayloadError("MultiEdit.edits is not a non-empty list")
-    added = []
-    for i, edit in enumerate(edits):
-        if not isinstance(edit, dict):
-            raise PayloadError(f"MultiEdit.edits[{i}] is not an object")
-        added.append(req(edit, "new_string", f"MultiEdit.edits[{i}]"))
-    return "\n".join(added)
-
-
-def _codex(call: ToolCall, ti: Mapping[str, Any]) -> ToolCall:
-    if call.tool == "apply_patch":
-        from . import patch
-
-        raw = req(ti, "command", "apply_patch")
-        try:
-            files = patch.parse_patch(raw)
-        except patch.PatchError as exc:
-            raise PayloadError(f"apply_patch: {exc}") from exc
-        return writes(call, patch_targets(files, None))
-    if call.tool == "Bash":
-        command = ti.get("command")
-        if isinstance(command, list) and all(isinstance(a, str) for a in command):
-            import shlex
-
-            command = shlex.join(command)
-        if not isinstance(command, str):
-            raise PayloadError(f"Bash.command is {type(command).__name__}, not a string")
-        return call._replace(kind=SHELL, command=command)
-    return call._replace(kind=OTHER)
 
 
 def patch_targets(files: list[Any], cwd: str | None) -> list[Target]:
@@ -274,15 +155,3 @@ def req(obj: Mapping[str, Any], key: str, where: str) -> str:
 
 def writes(call: ToolCall, targets: list[Target]) -> ToolCall:
     return call._replace(kind=WRITE, targets=tuple(targets))
-
-
-def _tools(agent: str) -> Callable[[ToolCall, Mapping[str, Any]], ToolCall]:
-    if agent == GEMINI:
-        from .gemini import tools as gemini
-
-        return gemini
-    if agent == COPILOT:
-        from .copilot import tools as copilot
-
-        return copilot
-    return _claude if agent == CLAUDE else _codex

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, Fence, TurnView, refuse
-from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, normalise, parse_json
+from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, parse_json
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -112,7 +112,9 @@ def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: Fence
     """Decide one payload. Never raises: every failure is a deny."""
     call = loaded = git_dir = None
     try:
-        call = normalise(opts.agent, parse_json(raw))
+        from .agents import lookup  # one module per agent, by name
+
+        call = lookup(opts.agent).normalise(parse_json(raw))
         root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
         loaded = load_fence(root, git_dir, opts, environ, cache)
         decision = _decide(call, loaded, git_dir)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -211,9 +211,33 @@ class Walker:
     def _redirected(self, node: Any) -> None:
         body = node.child_by_field_name("body")
         saved_in = self.stdin
-        rest: list[Any] = []
         redirects = [c for c in node.named_children if c != body]
-        for child in redirects:  # stdin first: `cat > f <<EOF` writes the heredoc's text
+        if body is not None and body.type in ("list", "pipeline"):
+            # tree-sitter hangs `a && b > f`'s and `a | b < f`'s redirections on the whole list or
+            # pipeline; bash gives them to the last command, after the others ran (or beside them).
+            rest: list[Any] = []
+            self._with_tail(body, lambda last: rest.extend(self._apply(redirects, last)))
+        else:
+            rest = self._apply(redirects, body)
+            if body is not None:
+                pipe = next((r for r in rest if r.type == "pipeline"), None)
+                if pipe is not None:  # tree-sitter puts `cat <<EOF | bash` 's pipeline inside the heredoc
+                    self.stdin, stdin = saved_in, self.stdin
+                    self._pipeline_from(pipe, body, stdin)
+                    rest = [r for r in rest if r is not pipe]
+                else:
+                    self._walk(body)
+        self.stdin = saved_in
+        for more in rest:  # `cat <<EOF && x`: the rest of the line, which may or may not run
+            before = self.cwds
+            self._walk(more)
+            self.cwds = _union(before, self.cwds)
+
+    def _apply(self, redirects: list[Any], body: Any | None) -> list[Any]:
+        """The redirections of `body`, stdin first (`cat > f <<EOF` writes the heredoc's text);
+        what tree-sitter hung on a heredoc from the rest of the line is returned."""
+        rest: list[Any] = []
+        for child in redirects:
             if child.type == "herestring_redirect":
                 self._herestring(child)
             elif child.type == "heredoc_redirect":
@@ -223,19 +247,37 @@ class Walker:
                 self._file_redirect(child, body)
             elif child.type not in ("herestring_redirect", "heredoc_redirect"):
                 self._walk(child)
-        if body is not None:
-            pipe = next((r for r in rest if r.type == "pipeline"), None)
-            if pipe is not None:  # tree-sitter puts `cat <<EOF | bash` 's pipeline inside the heredoc
-                self.stdin, stdin = saved_in, self.stdin
-                self._pipeline_from(pipe, body, stdin)
-                rest = [r for r in rest if r is not pipe]
-            else:
-                self._walk(body)
-        self.stdin = saved_in
-        for more in rest:  # `cat <<EOF && x`: the rest of the line, which may or may not run
+        return rest
+
+    def _with_tail(self, node: Any, before_last: Callable[[Any], None]) -> None:
+        """Walk a list or pipeline, calling `before_last` just before its last command runs."""
+        parts = node.named_children
+        if node.type == "pipeline":
+            saved_cwd, saved_in = self.cwds, self.stdin
+            for i, part in enumerate(parts):
+                self.cwds = saved_cwd
+                if i > 0:
+                    self.stdin = Stdin("a pipe", self._output(parts[i - 1], saved_in))
+                if i == len(parts) - 1:
+                    self._tail(part, before_last)
+                else:
+                    self._walk(part)
+            last = self.cwds
+            self.cwds = _union(saved_cwd, last) if self.lastpipe else saved_cwd
+            self.stdin = saved_in
+            return
+        self._walk(parts[0])
+        for i, part in enumerate(parts[1:], start=1):
             before = self.cwds
-            self._walk(more)
+            self._tail(part, before_last) if i == len(parts) - 1 else self._walk(part)
             self.cwds = _union(before, self.cwds)
+
+    def _tail(self, part: Any, before_last: Callable[[Any], None]) -> None:
+        if part.type in ("list", "pipeline"):
+            self._with_tail(part, before_last)
+        else:
+            before_last(part)
+            self._walk(part)
 
     def _pipeline_from(self, pipe: Any, first: Any, first_stdin: Stdin | None) -> None:
         saved_cwd, saved_in = self.cwds, self.stdin

@@ -1,4 +1,4 @@
-"""Gemini CLI's tool calls, normalised (payload.normalise reads the envelope).
+"""Gemini CLI: its hook payload and its answer.
 
 Every field read here is documented by Gemini CLI (the pages are built from
 google-gemini/gemini-cli `docs/`):
@@ -31,19 +31,51 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .payload import (
+from ..answer import ALLOWED, Answer, ask_as_deny, with_json
+from ..decide import ALLOW, DENY, Decision
+from ..payload import (
+    GEMINI,
     OPAQUE,
     OTHER,
     READ,
     SHELL,
+    Envelope,
     PayloadError,
     Target,
     ToolCall,
     absolute,
+    read,
     req,
     text,
     writes,
 )
+
+NAME = "Gemini CLI"
+BLOCKING_EXIT = 2
+# https://geminicli.com/docs/hooks/reference ("Base input schema": session_id, transcript_path,
+# cwd, hook_event_name; "BeforeTool": tool_name, tool_input; "BeforeAgent": fires after the user
+# submits a prompt). No turn id is sent, and the transcript's format is not documented, so it
+# is not read.
+ENVELOPE = Envelope(
+    frozenset({"BeforeTool"}), frozenset({"BeforeAgent"}), "session_id", None, None, "tool_name", "tool_input"
+)
+
+
+def normalise(data: Mapping[str, Any]) -> ToolCall:
+    return read(GEMINI, ENVELOPE, data, tools)
+
+
+def answer(decision: Decision, event: str) -> Answer:
+    """https://geminicli.com/docs/hooks/reference ("Global hook mechanics", "BeforeTool"): exit 2
+    blocks the tool with stderr as the reason and "the turn continues"; other non-zero codes
+    are warnings; on exit 0 stdout is JSON with `decision: "deny"` and `reason`. Deny sends
+    both. BeforeTool has no ask, so ask is a deny; allow prints nothing (Gemini's own
+    confirmation still runs)."""
+    decision = ask_as_deny(decision, NAME)
+    if decision.action == ALLOW:
+        return ALLOWED
+    return with_json({"decision": DENY, "reason": decision.reason}, decision.reason, BLOCKING_EXIT)
+
 
 # https://geminicli.com/docs/reference/tools ("Available tools": the Read, Search, Fetch,
 # Communicate and Plan kinds and the model's own todo list; the tools that persist state,

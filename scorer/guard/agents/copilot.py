@@ -1,4 +1,4 @@
-"""GitHub Copilot's (CLI and cloud agent) tool calls, normalised.
+"""GitHub Copilot (CLI and cloud agent): its hook payload and its answer.
 
 Every field read here is documented by GitHub:
 
@@ -26,7 +26,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .payload import (
+from ..answer import ALLOWED, Answer, ask_as_deny, with_json
+from ..decide import ALLOW, DENY, Decision
+from ..payload import (
+    COPILOT,
     OPAQUE,
     OTHER,
     READ,
@@ -35,9 +38,39 @@ from .payload import (
     PayloadError,
     Target,
     ToolCall,
+    read,
     req,
     writes,
 )
+
+NAME = "Copilot"
+BLOCKING_EXIT = 0  # only the JSON deny blocks, on exit 0
+# https://docs.github.com/en/copilot/reference/hooks-reference ("Hook event input payloads"):
+# the VS Code compatible form, selected by the PascalCase event name; the camelCase form below.
+ENVELOPE = Envelope(
+    frozenset({"PreToolUse"}), frozenset({"UserPromptSubmit"}), "session_id", None, None, "tool_name", "tool_input"
+)
+
+
+def normalise(data: Mapping[str, Any]) -> ToolCall:
+    if "hook_event_name" not in data:
+        env, found = camel_case(data)
+        return read(COPILOT, env, found, tools)
+    return read(COPILOT, ENVELOPE, data, tools)
+
+
+def answer(decision: Decision, event: str) -> Answer:
+    """("`preToolUse` decision control", "Exit codes for command hooks"): only stdout JSON
+    `permissionDecision: "deny"` with `permissionDecisionReason` blocks, on exit 0; exit 2 is
+    "treated as a warning" and every other code fails open. `"ask"` is a deny under the
+    cloud agent ("only deny is currently processed" in the older page), so ask is a deny.
+    Allow prints nothing ("Empty output uses default behavior")."""
+    decision = ask_as_deny(decision, NAME)
+    if decision.action == ALLOW:
+        return ALLOWED
+    body = {"permissionDecision": DENY, "permissionDecisionReason": decision.reason}
+    return with_json(body, decision.reason, BLOCKING_EXIT)
+
 
 CAMEL_CASE = Envelope(
     frozenset({"preToolUse"}), frozenset({"userPromptSubmitted"}), "sessionId", None, None, "toolName", "toolArgs"
