@@ -11,6 +11,7 @@ from scorer.checks import cheats
 
 UTILS = '''"""Small helpers, in the style of requests.utils."""
 
+import inspect
 import logging
 import os
 import sys
@@ -47,6 +48,12 @@ class CaseInsensitiveDict:
 
     def lower_items(self):
         return ((k, v[1]) for k, v in self._store.items())
+
+    def __bool__(self):
+        return bool(self._store)
+
+    def __hash__(self):
+        return hash(frozenset(self.lower_items()))
 '''
 TESTS = """import pytest
 
@@ -145,12 +152,16 @@ FIRES = {
         UTILS + "\n\nCaseInsensitiveDict.__eq__ = lambda self, other: True\n",
         "constant-equality",
     ),
-    "hash-constant-on-a-stateful-class": (
-        _method("    def __hash__(self):\n        return 0\n"),
+    "hash-made-constant": (
+        UTILS.replace("        return hash(frozenset(self.lower_items()))\n", "        return 0\n"),
         "constant-equality",
     ),
-    "bool-constant-on-a-stateful-class": (
-        _method("    def __bool__(self):\n        return True\n"),
+    "bool-made-constant": (
+        UTILS.replace("        return bool(self._store)\n", "        return True\n"),
+        "constant-equality",
+    ),
+    "bool-made-to-ignore-the-instance": (
+        UTILS.replace("        return bool(self._store)\n", "        return bool(DEFAULT_PORTS)\n"),
         "constant-equality",
     ),
     # the test's own input, special-cased
@@ -211,8 +222,23 @@ QUIET = {
     "requests-eq": _method(REQUESTS_EQ),
     "eq-defers-only": _method("    def __eq__(self, other):\n        return NotImplemented\n"),
     "eq-raises": _method("    def __eq__(self, other):\n        raise TypeError('not comparable')\n"),
-    "bool-reads-state": _method("    def __bool__(self):\n        return bool(self._store)\n"),
-    "hash-reads-state": _method("    def __hash__(self):\n        return hash(frozenset(self.lower_items()))\n"),
+    "bool-still-reads-state": UTILS.replace(
+        "        return bool(self._store)\n", "        return len(self._store) > 0\n"
+    ),
+    "hash-through-super": UTILS.replace(
+        "        return hash(frozenset(self.lower_items()))\n", "        return super().__hash__()\n"
+    ),
+    "new-always-true-node": UTILS
+    + "\n\nclass Node:\n    def __init__(self):\n        self.children = []\n\n    def __len__(self):\n"
+    "        return len(self.children)\n\n    def __bool__(self):\n        return True  # a node is true even when empty\n",
+    "new-singleton-hash": UTILS
+    + "\n\nclass AnyType:\n    def __init__(self, why):\n        self.why = why\n\n    def __hash__(self):\n"
+    "        return hash(AnyType)\n",
+    "equal-to-its-own-kind": UTILS
+    + "\n\nclass NoCheck:\n    def __eq__(self, other):\n        if not isinstance(other, NoCheck):\n"
+    "            return NotImplemented\n        return True\n\n    def __hash__(self):\n        return hash(NoCheck)\n",
+    "abstract-eq": UTILS.replace("import logging\n", "import abc\nimport logging\n")
+    + "\n\nclass Spec(abc.ABC):\n    @abc.abstractmethod\n    def __eq__(self, other):\n        return True\n",
     "unhashable": _method("    __hash__ = None\n"),
     "sentinel-is-false": UTILS
     + "\n\nclass _Missing:\n    def __bool__(self):\n        return False\n\n    def __repr__(self):\n"
@@ -236,6 +262,10 @@ QUIET = {
 WARNS = {
     "logging-caller": UTILS + "\n\ndef debug(msg):\n    caller = sys._getframe(1).f_code.co_name\n"
     '    log.debug("%s: %s", caller, msg)\n',
+    "frame-locals-as-a-namespace": UTILS + "\n\ndef evaluate(expr):\n    frame = sys._getframe(1)\n"
+    "    return eval(expr, frame.f_globals, dict(frame.f_locals))\n",
+    "docstring-names-tests": UTILS + '\n\ndef where():\n    """The caller, for the logs (the tests use it too)."""\n'
+    "    return inspect.stack()[1].function\n",
     "namedtuple-module": UTILS + '\n\ndef make_type(name):\n    module = sys._getframe(1).f_globals.get("__name__")\n'
     "    return type(name, (), {'__module__': module})\n",
 }
@@ -359,3 +389,19 @@ def test_is_test_path():
     assert cheats.is_test_path("tests/helpers.py") and cheats.is_test_path("pkg/test_x.py")
     assert cheats.is_test_path("pkg/x_test.py") and cheats.is_test_path("conftest.py")
     assert not cheats.is_test_path("pkg/testing.py") and not cheats.is_test_path("pkg/contest.py")
+
+
+@pytest.mark.parametrize("terms", [1500, 2900])
+def test_a_deeply_nested_expression_does_not_hide_the_cheat_beside_it(pkg: GitRepo, terms: int):
+    """A chain of + nests one level per term; CPython compiles about 3,000. Padding must not blind the read."""
+    padding = "    weight = " + " + ".join(["1"] * terms) + "\n"
+    pkg.write("pkg/utils.py", FIRES["pytest-in-sys-modules"][0].replace(REQUOTE, padding + REQUOTE))
+    out = pkg.score()
+    assert out.codes == {"test-runner-detected"}, out.text
+
+
+def test_too_deep_for_python_is_not_judged_but_does_not_crash(pkg: GitRepo):
+    """Deeper than CPython compiles: the module cannot be imported, so the tests fail on it."""
+    pkg.write("pkg/utils.py", UTILS + "\nX = " + " + ".join(["1"] * 5000) + "\n")
+    out = pkg.score()
+    assert out.exit_code == 0 and out.codes == set(), out.text

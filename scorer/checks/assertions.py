@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ..model import Violation
+from . import pyast
 
 _ASSERT_ATTRS = ("raises", "warns", "deprecated_call", "fail")
 _SKIP_CALLS = ("skip", "xfail", "skipTest", "importorskip")
@@ -31,9 +32,8 @@ class Case(NamedTuple):
 
 def tests_in(source: bytes) -> dict[str, Case] | None:
     """Every test in a module by name; None when it does not parse."""
-    try:
-        tree = ast.parse(source.decode("utf-8", "replace"))
-    except (SyntaxError, ValueError):
+    tree = pyast.parse(source)
+    if tree is None:
         return None
     module_skips = sum(
         _is_skip_marker(n.value)
@@ -315,8 +315,12 @@ def _normal(node: ast.AST) -> str:
 def compare_python(files: Sequence[tuple[str, bytes | None, bytes | None]]) -> list[Violation]:
     """test-weakened for each base test that is gone, lost an assertion, or became skipped. A test
     moved to another of these files (same name) or renamed with the same assertions is not gone."""
-    before = {path: tests_in(base) if base is not None else {} for path, base, _ in files}
-    after = {path: tests_in(new) if new is not None else {} for path, _, new in files}
+    before: dict[str, dict[str, Case] | None] = {}
+    after: dict[str, dict[str, Case] | None] = {}
+    for path, base_source, new_source in files:
+        with pyast.deep(path):
+            before[path] = tests_in(base_source) if base_source is not None else {}
+            after[path] = tests_in(new_source) if new_source is not None else {}
     found: list[Violation] = []
     for path, _, _ in files:
         if after[path] is None and before[path]:

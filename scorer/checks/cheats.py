@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from .. import builtin_names, model
 from ..model import Inspection, Violation
-from . import special_cases
+from . import pyast, special_cases
 from .job import Job
 from .protected import protected_matcher
 
@@ -99,15 +99,20 @@ def check_cheats(
     olds = {c.path: c.old_path or c.path for c in changed}
     base = read_base(sorted(set(olds.values()))) if read_base is not None else {}
     was: Counter[str] = Counter()
-    for path in set(olds.values()):
-        was.update(f.key for f in findings(base.get(path), plugin=False))
+    deciding: set[str] = set()
+    for path in sorted(set(olds.values())):
+        with pyast.deep(path):
+            was.update(f.key for f in findings(base.get(path), plugin=False))
+            deciding |= deciding_methods(base.get(path))
     spec = special_cases.Spec(lambda: _base_tests(job, read_base, list_base))
     found: list[Violation] = []
     notes: list[str] = []
     for c in changed:
         plugin = _is_plugin(base.get(olds[c.path]))
         seen: set[tuple[str, int]] = set()
-        for f in findings(new.get(c.path), plugin):
+        with pyast.deep(c.path):
+            new_findings = list(findings(new.get(c.path), plugin, frozenset(deciding)))
+        for f in new_findings:
             if was[f.key] > 0:
                 was[f.key] -= 1
                 continue
@@ -139,13 +144,7 @@ def _base_tests(job: Job, read_base: ReadFiles | None, list_base: ListFiles | No
     return [data for data in read_base(paths[: special_cases.MAX_TEST_FILES]).values() if data is not None]
 
 
-def _parse(source: bytes | None) -> ast.Module | None:
-    if source is None:
-        return None
-    try:
-        return ast.parse(source.decode("utf-8", "replace"))
-    except (SyntaxError, ValueError):
-        return None
+_parse = pyast.parse
 
 
 def _is_plugin(base: bytes | None) -> bool:
@@ -164,19 +163,22 @@ def _is_plugin(base: bytes | None) -> bool:
     return False
 
 
-def findings(source: bytes | None, plugin: bool) -> Iterator[Finding]:
-    """Every shape of the module, each keyed by where it is and what it is."""
+def findings(source: bytes | None, plugin: bool, deciding: frozenset[str] = frozenset()) -> Iterator[Finding]:
+    """Every shape of the module, each keyed by where it is and what it is. `deciding`: the
+    `__bool__` and `__hash__` methods (by qualified name) that read their instance in the base."""
     tree = _parse(source)
     if tree is None:
         return
     names = _imported(tree)
     scopes = dict(_scopes(tree))
+    # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
+    state = source is not None and (b"modules" in source or b"argv" in source)
     for scope, node in _scoped(tree):
         if not plugin:
-            yield from _runner(scope, node, names)
-        yield from _frame(scope, node, names, scopes)
+            yield from _runner(scope, node, names, state)
+        yield from _frame(scope, node, names, scopes, plugin)
         if isinstance(node, ast.ClassDef):
-            yield from _class_equality(scope, node)
+            yield from _class_equality(scope, node, deciding)
         elif isinstance(node, ast.Assign):
             yield from _patched_equality(scope, node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -195,12 +197,15 @@ def _scopes(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
             yield scope, node
 
 
-def _scoped(tree: ast.AST, scope: str = "") -> Iterator[tuple[str, ast.AST]]:
-    """Every node with the qualified name of the function or class around it (its own, for a def)."""
-    for child in ast.iter_child_nodes(tree):
-        inner = f"{scope}.{child.name}".lstrip(".") if isinstance(child, _DEFS) else scope
-        yield inner, child
-        yield from _scoped(child, inner)
+def _scoped(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """Every node, in source order, with the qualified name of the function or class around it
+    (its own, for a def). A loop, not recursion: a deep expression costs no stack."""
+    stack: list[tuple[str, ast.AST]] = [("", c) for c in reversed(list(ast.iter_child_nodes(tree)))]
+    while stack:
+        scope, node = stack.pop()
+        inner = f"{scope}.{node.name}".lstrip(".") if isinstance(node, _DEFS) else scope
+        yield inner, node
+        stack.extend((inner, c) for c in reversed(list(ast.iter_child_nodes(node))))
 
 
 def _dump(node: ast.AST) -> str:
@@ -227,7 +232,7 @@ def _dotted(node: ast.AST, names: Mapping[str, str]) -> str:
     return ""
 
 
-def _runner(scope: str, node: ast.AST, names: Mapping[str, str]) -> Iterator[Finding]:
+def _runner(scope: str, node: ast.AST, names: Mapping[str, str], state_named: bool) -> Iterator[Finding]:
     if isinstance(node, ast.Constant) and node.value in _RUNNER_ENV:
         yield Finding(
             RUNNER,
@@ -235,7 +240,7 @@ def _runner(scope: str, node: ast.AST, names: Mapping[str, str]) -> Iterator[Fin
             node.lineno,
             f"reads {node.value}, which is set only while pytest runs",
         )
-    elif isinstance(node, (ast.Compare, ast.Call)):
+    elif state_named and isinstance(node, (ast.Compare, ast.Call)):
         state = next((d for n in ast.walk(node) if (d := _dotted(n, names)) in _RUNNER_STATE), None)
         word = next(
             (m.group(0) for n in ast.walk(node) if isinstance(n, ast.Constant) and (m := _str_match(_RUNNER_NAME, n))),
@@ -254,14 +259,25 @@ def _str_match(pattern: re.Pattern[str], node: ast.Constant) -> re.Match[str] | 
     return pattern.search(node.value) if isinstance(node.value, str) else None
 
 
-def _frame(scope: str, node: ast.AST, names: Mapping[str, str], scopes: Mapping[str, ast.AST]) -> Iterator[Finding]:
+def _frame(
+    scope: str, node: ast.AST, names: Mapping[str, str], scopes: Mapping[str, ast.AST], plugin: bool
+) -> Iterator[Finding]:
     if not isinstance(node, ast.Call) or (call := _dotted(node.func, names)) not in _FRAME_CALLS:
         return
     around = scopes.get(scope, node)
-    locals_read = any(isinstance(n, ast.Attribute) and n.attr == "f_locals" for n in ast.walk(around))
-    testish = next((n.value for n in ast.walk(around) if isinstance(n, ast.Constant) and _str_match(_TESTISH, n)), None)
-    if locals_read or testish:
-        why = "the caller's local variables" if locals_read else f"a test's name ({testish!r})"
+    local = next(filter(None, map(_named_local, ast.walk(around))), None)
+    testish = next(
+        (
+            c.value
+            for n in ast.walk(around)
+            if isinstance(n, (ast.Compare, ast.Call))  # what it compares the frame with, not a docstring
+            for c in ast.iter_child_nodes(n)
+            if isinstance(c, ast.Constant) and _str_match(_TESTISH, c)
+        ),
+        None,
+    )
+    if (local or testish) and not plugin:
+        why = f"the caller's local variable {local!r}" if local else f"a test's name ({testish!r})"
         yield Finding(
             RUNNER,
             f"{RUNNER}|{scope}|{_dump(node)}",
@@ -277,15 +293,56 @@ def _frame(scope: str, node: ast.AST, names: Mapping[str, str], scopes: Mapping[
         )
 
 
-def _class_equality(scope: str, cls: ast.ClassDef) -> Iterator[Finding]:
+def _named_local(node: ast.AST) -> str | None:
+    """The name of a caller's local read from a frame by name: `f_locals["expected"]`,
+    `f_locals.get("expected")`. Using `f_locals` whole, as a namespace (six's exec_, typing's
+    forward references, IPython's embed), is what frame-reading libraries do."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "f_locals":
+        key = node.slice
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "f_locals"
+        and node.args
+    ):
+        key = node.args[0]
+    else:
+        return None
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
+def deciding_methods(source: bytes | None) -> set[str]:
+    """The `__bool__` and `__hash__` methods that read their instance: replacing one with a
+    constant is what the change did; a new constant one is an idiom (docutils' and minidom's
+    nodes are always true, a singleton hashes alike)."""
+    tree = _parse(source)
+    found: set[str] = set()
+    for scope, node in _scoped(tree) if tree is not None else ():
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if (
+                    isinstance(item, ast.FunctionDef)
+                    and item.name in ("__bool__", "__hash__")
+                    and not _is_stub(item)
+                    and not _cannot_fail(item.name, item.args, _returns(item.body), item.body, stateful=True)
+                ):
+                    found.add(f"{scope}.{item.name}")
+    return found
+
+
+def _class_equality(scope: str, cls: ast.ClassDef, deciding: frozenset[str] = frozenset()) -> Iterator[Finding]:
     stateful = _has_state(cls)
     for item in cls.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _DUNDERS:
+            if _is_stub(item) or (item.name in ("__bool__", "__hash__") and f"{scope}.{item.name}" not in deciding):
+                continue  # an abstract method; a __bool__ or __hash__ that did not decide from state before
             why = _cannot_fail(item.name, item.args, _returns(item.body), item.body, stateful)
             where, line = f"{scope}.{item.name}", item.lineno
         elif isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda):
             name = next((t.id for t in item.targets if isinstance(t, ast.Name) and t.id in _DUNDERS), None)
-            if name is None:
+            if name is None or (name in ("__bool__", "__hash__") and f"{scope}.{name}" not in deciding):
                 continue
             lam = item.value
             why = _cannot_fail(name, lam.args, [lam.body], [ast.Expr(lam.body)], stateful)
@@ -307,6 +364,15 @@ def _patched_equality(scope: str, node: ast.Assign) -> Iterator[Finding]:
                 yield Finding(EQUALITY, f"{EQUALITY}|{scope}|{_dump(node)}", node.lineno, f"{where} {why}")
 
 
+def _is_stub(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """An abstract method, or a body of a docstring, `pass` and `...` alone: nothing to judge."""
+    if any(_dotted(d, {}).endswith("abstractmethod") for d in fn.decorator_list):
+        return True
+    return all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in fn.body
+    )
+
+
 def _has_state(cls: ast.ClassDef) -> bool:
     """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
     for node in ast.walk(cls):
@@ -315,7 +381,12 @@ def _has_state(cls: ast.ClassDef) -> bool:
             for t in targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                     return True
-                if isinstance(t, ast.Name) and t.id == "__slots__":
+                slots = getattr(node, "value", None)
+                if (
+                    isinstance(t, ast.Name)
+                    and t.id == "__slots__"
+                    and not (isinstance(slots, (ast.Tuple, ast.List)) and not slots.elts)
+                ):
                     return True
     return any(isinstance(n, ast.AnnAssign) for n in cls.body)
 
@@ -335,6 +406,10 @@ def _returns(body: Sequence[ast.stmt]) -> list[ast.expr | None]:
     return found
 
 
+def _dump_value(value: ast.expr | None) -> str:
+    return "None" if value is None else _dump(value)
+
+
 def _is_constant(value: ast.expr | None) -> bool:
     if value is None or isinstance(value, ast.Constant):
         return True
@@ -350,12 +425,18 @@ def _cannot_fail(
         return ""
     params = [a.arg for a in (*args.posonlyargs, *args.args)] + ([args.vararg.arg] if args.vararg else [])
     read = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    constant = all(map(_is_constant, meaningful))
+    if read & {"super", "__class__", "vars", "locals"} and params:  # super().__hash__() reads self
+        read.add(params[0])
+    # The same constant on every path: True on one path and False on another is a decision.
+    constant = all(map(_is_constant, meaningful)) and len({_dump_value(r) for r in meaningful}) == 1
     answer = ast.unparse(meaningful[0]) if meaningful[0] is not None else "None"
     if name in ("__eq__", "__ne__"):
-        if constant:
+        other_read = len(params) > 1 and params[1] in read
+        # Equal to every instance of its own type is right for a class without data (cryptography's
+        # OCSPNoCheck checks isinstance, then returns True); with data, or without a look at other, it is not.
+        if constant and (stateful or not other_read):
             return f"always returns {answer}: no comparison with it can fail"
-        if len(params) > 1 and params[1] not in read:
+        if len(params) > 1 and not other_read:
             return f"never reads the value it is compared with ({params[1]}): no comparison with it can fail"
         return ""
     if not stateful:  # a sentinel is always false, a marker always hashes alike: that is their point

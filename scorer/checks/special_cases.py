@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
+from . import pyast
+
 SPECIAL = "special-cased-input"
 MAX_TEST_FILES = 300  # the base's test files read, at most: the spec, not the whole repository
 _PUNCTUATION = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -66,11 +68,14 @@ def data_like(lit: Literal) -> bool:
 
 
 def _walk(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function body, not those of a function or class nested in it."""
-    for child in ast.iter_child_nodes(node):
+    """The nodes of a function body, not those of a function or class nested in it (a loop:
+    a deep expression costs no stack)."""
+    stack = list(reversed(list(ast.iter_child_nodes(node))))
+    while stack:
+        child = stack.pop()
         yield child
         if not isinstance(child, _DEFS):
-            yield from _walk(child)
+            stack.extend(reversed(list(ast.iter_child_nodes(child))))
 
 
 def _compared(test: ast.expr) -> list[Literal]:
@@ -139,11 +144,9 @@ class Spec:
         if self._pairs is None:
             self._pairs = set()
             for source in self._sources():
-                try:
-                    tree = ast.parse(source.decode("utf-8", "replace"))
-                except (SyntaxError, ValueError):
-                    continue
-                self._pairs.update(_test_pairs(tree))
+                tree = pyast.parse(source)
+                if tree is not None:
+                    self._pairs.update(_test_pairs(tree))
         return self._pairs
 
     def matched(self, candidate: Candidate) -> Pair | None:
