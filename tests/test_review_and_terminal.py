@@ -78,7 +78,9 @@ def test_verify_report_binds_a_pass_to_its_commits(branch: GitRepo, tmp_path):
     verify = ["verify-report", str(report), "--repo", str(branch.root), "--base", "main", "--manifest", str(manifest)]
     code, text = run_cli(verify)
     assert code == 0
-    assert text.endswith("checked test: passed\nRESULT: PASS (report binds to this merge)\n")
+    assert text.endswith(
+        "checked test: passed\nchecked test envelope: observer log digest\nRESULT: PASS (report binds to this merge)\n"
+    )
     branch.write("allowed/a.py", "changed again after the report\n")
     branch.commit("later")
     code, text = run_cli(verify)
