@@ -69,6 +69,18 @@ ATTACKS = [
     ("git -c alias.x='!tee other/b.py' x", "ask"),
     ("git rm other/b.py", "deny"),
     ("git clean -fd", "ask"),
+    # "other programs" that write where their own words or input say
+    ("curl -sSLo other/b.py https://example.invalid/x", "deny"),
+    ("curl --output=other/b.py https://example.invalid/x", "deny"),
+    ("curl -O https://example.invalid/b.py", "ask"),
+    ("wget -O other/b.py https://example.invalid/x", "deny"),
+    ("wget https://example.invalid/b.py", "ask"),
+    ("patch -p1 < fix.diff", "ask"),
+    ("tar -xzf vendor.tgz", "ask"),
+    ("tar -czf other/b.tgz allowed", "deny"),
+    ("tar -cfz allowed/x.tar other", "deny"),  # getopt gives -f the rest of its cluster: the archive is z
+    ("ed -s other/b.py <<< $'a\\nx\\n.\\nw'", "ask"),
+    ("vim -c 'normal ix' -c wq other/b.py", "ask"),
 ]
 
 NEIGHBOURS = [
@@ -102,6 +114,10 @@ NEIGHBOURS = [
     "ls > /dev/null 2>&1",
     "cp allowed/a.py allowed/c.py",
     "git checkout -- allowed/a.py",
+    "curl -sSL https://example.invalid/x | head",
+    "wget -qO- https://example.invalid/x | head",
+    "tar -tzf vendor.tgz",
+    "patch --dry-run -p1 < fix.diff",
 ]
 
 
@@ -147,3 +163,11 @@ def test_neighbour_is_allowed_without_a_prompt(shell: Guarded, command: str):
 )
 def test_a_redirection_belongs_to_the_last_command_of_a_list_or_pipeline(shell: Guarded, command: str, want: str):
     assert observed("claude", *shell.send(_bash(shell, command))) == want
+
+
+def test_cdpath_in_the_agents_environment_makes_a_relative_cd_unknown(shell: Guarded, monkeypatch):
+    command = "cd allowed && tee b.py < /dev/null"
+    assert observed("claude", *shell.send(_bash(shell, command))) == "allow"
+    monkeypatch.setenv("CDPATH", str(shell.repo.scratch))
+    assert observed("claude", *shell.send(_bash(shell, command))) == "ask"
+    assert observed("claude", *shell.send(_bash(shell, "cd ./allowed && tee b.py < /dev/null"))) == "allow"

@@ -36,6 +36,7 @@ class Fence(NamedTuple):
     manifest_rel: str | None  # the manifest's repo-relative path, if it lives in the repository
     scratch: tuple[str, ...] = ()  # real paths of the manifest's scratch_roots
     home: str | None = None
+    cdpath: bool = False  # CDPATH is set where the agent's commands run: a relative cd may go elsewhere
 
 
 class Finding(NamedTuple):
@@ -109,7 +110,7 @@ def _shell(call: ToolCall, fence: Fence, findings: list[Finding], unresolved: li
     from . import shell
 
     command = call.command or ""
-    facts = shell.analyse(command, call.workdir or call.cwd, fence.home)
+    facts = shell.analyse(command, call.workdir or call.cwd, fence.home, "set" if fence.cdpath else None)
     findings += [Finding("gate-skip", s) for s in facts.gate_skips]
     findings += [Finding(v.code, v.message) for v in _content(fence.job, [("(the command)", command)])]
     unresolved += facts.unresolved

@@ -117,6 +117,8 @@ def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: Fence
         call = lookup(opts.agent).normalise(parse_json(raw))
         root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
         loaded = load_fence(root, git_dir, opts, environ, cache)
+        if environ.get("CDPATH"):  # the hook runs in the agent's environment, so its commands see it too
+            loaded = loaded._replace(fence=loaded.fence._replace(cdpath=True))
         decision = _decide(call, loaded, git_dir)
     except PayloadError as exc:
         decision = refuse("invalid-payload", str(exc))
