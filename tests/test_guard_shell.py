@@ -43,9 +43,13 @@ ATTACKS = [
     ("alias t='tee other/b.py'", "ask"),
     ("f() { tee other/b.py; }; f", "ask"),
     ("BASH_ENV=script.sh bash -c true", "ask"),
+    ("doas tee other/b.py", "deny"),
+    ("ionice -c3 tee other/b.py", "deny"),
+    ("parallel rm ::: other/b.py", "ask"),
     # a cd that may not run, or does not outlive its subshell
     ("true || cd allowed; tee b.py", "deny"),
     ("cd allowed | true; tee b.py", "deny"),
+    ("cd allowed & tee b.py", "deny"),  # a background job runs in a subshell
     ("if false; then cd allowed; fi; tee b.py", "deny"),
     ("for d in 1; do cd allowed; done; tee b.py", "ask"),
     ("export CDPATH=/tmp; cd allowed && tee b.py", "ask"),

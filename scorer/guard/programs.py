@@ -74,6 +74,10 @@ _WRAPPERS: dict[str, Grammar] = {
         stops=True,
         aliases={"I": "replace", "i": "replace"},
     ),
+    # OpenBSD doas(1): -L -n -s, -C config, -u user
+    "doas": grammar("Lns", "Cu", stops=True),
+    # util-linux ionice(1): -c class, -n level, -p/-P/-u ids, -t
+    "ionice": grammar("t", "cnpPu", long="ignore", long_valued="class classdata pid pgid uid", stops=True),
     "command": grammar("pvV", stops=True),
     "builtin": grammar(stops=True),
     "exec": grammar("cl", "a", stops=True),
@@ -412,6 +416,14 @@ def _find(w: Walker, name: str, args: Args) -> None:
     find(w, args)
 
 
+# Programs that run a command the guard would have to read with a grammar it does not have.
+_OTHER_RUNNERS = frozenset(
+    {
+        "parallel", "flock", "watch", "script", "su", "runuser", "chroot", "unshare", "nsenter", "strace",
+        "ltrace", "taskset", "chrt", "numactl", "fakeroot", "setpriv", "sg", "newgrp", "xvfb-run", "firejail",
+        "proot", "systemd-run", "gdb", "expect", "tclsh", "wish", "at", "batch", "crontab", "ssh-agent",
+    }
+)  # fmt: skip
 _EDITORS = frozenset({"ed", "ex", "vi", "vim", "nvim", "emacs", "nano", "red"})
 # Programs that write what their input names (a diff, an archive): no target is on the command line.
 _UNPACKERS = {
@@ -522,6 +534,7 @@ def _wget(w: Walker, name: str, args: Args) -> None:
 
 _RUNNERS: dict[str, Callable[[Walker, str, Args], None]] = {
     **dict.fromkeys(_EDITORS, _editor),
+    **dict.fromkeys(_OTHER_RUNNERS, lambda w, name, args: w.unknown(f"{name} runs commands the guard does not read")),
     **dict.fromkeys(_UNPACKERS, _unpacker),
     "curl": _curl,
     "wget": _wget,

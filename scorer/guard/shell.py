@@ -135,8 +135,14 @@ class Walker:
         elif kind == "function_definition":
             self.unknown("the command defines a shell function, which the guard does not follow")
         else:
-            for child in node.named_children:
-                self._walk(child)
+            kids = node.children
+            for i, child in enumerate(kids):
+                if not child.is_named:
+                    continue
+                if i + 1 < len(kids) and kids[i + 1].type == "&":
+                    self._subshell(child)  # `cd x &` runs in the background, in a subshell of its own
+                else:
+                    self._walk(child)
 
     def _children(self, node: Any) -> None:
         for child in node.named_children:
@@ -187,7 +193,10 @@ class Walker:
 
     def _subshell(self, node: Any) -> None:
         saved = self.cwds, self.oldpwd
-        self._children(node)
+        if node.type in ("subshell", "command_substitution", "process_substitution"):
+            self._children(node)
+        else:
+            self._walk(node)
         self.cwds, self.oldpwd = saved
 
     def _compound(self, node: Any, loop: bool) -> None:
