@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "init": "init",
     "install-hook": "install_hook",
     "jobs": "jobs",
+    "doctor": "doctor",
 }
 
 

@@ -63,6 +63,7 @@ class Options(NamedTuple):
     job: str | None = None  # the job named explicitly: its .score-diff/jobs/<job>.json
     job_branch: str = "agent-*"  # the branch pattern whose `*` names the job
     server_test: bool = False  # a server hook: run the required test in a temporary checkout of the push
+    since: str | None = None  # worktree mode against merge-base(since, HEAD): what CI's --base since scores
 
 
 def now_iso() -> str:
@@ -225,7 +226,8 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     from .manifest.pin import PIN_SUFFIX
 
     base_sha = repo.resolve(opts.base) if opts.base is not None else None
-    path, rel, job_name = _manifest_for(repo, opts, environ, base_sha)
+    tip, since = _since(repo, opts)
+    path, rel, job_name = _manifest_for(repo, opts, environ, base_sha or tip)
     by_env = job_name is None and from_environment(opts.manifest, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
@@ -246,13 +248,14 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         if opts.head is not None:
             raise GitError("--head needs --base")
         # git runs while the manifest is validated; a manifest or pin read from disk must be what git records
-        pending = changes.start_worktree(repo, (rel, rel + PIN_SUFFIX) if rel else ())
+        pending = changes.start_worktree(repo, (rel, rel + PIN_SUFFIX) if rel else (), since)
         head = repo.head()
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
-        # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's.
+        # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
+        # --since it is read where CI reads it, at the base.
         reads: dict[str, bytes] = {}
         fence = read_manifest(
-            repo, path, rel, None, opts.manifest_sha256, environ, head=head, chosen_by_env=by_env, reads=reads
+            repo, path, rel, tip, opts.manifest_sha256, environ, head=head, chosen_by_env=by_env, reads=reads
         )
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
@@ -263,6 +266,19 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
     return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
+
+
+def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
+    """(the base's tip, the merge-base with HEAD) for --since; (None, None) without it."""
+    if opts.since is None:
+        return None, None
+    if opts.base is not None:
+        raise UsageError("--since and --base each name the base; pass one (--since scores the working tree too)")
+    head = repo.head()
+    if head is None:
+        raise GitError(f"--since {opts.since}: this branch has no commit yet, so it has no merge-base with it")
+    tip = repo.resolve(opts.since)
+    return tip, repo.merge_base(tip, head)
 
 
 def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str]) -> tuple[Manifest, str | None]:
@@ -330,7 +346,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     manifest, job, path, rel, ins, content, committed, fence_notes = scored
     ins, content, notes = (
         _drop_untracked_manifest(ins, rel, content)
-        if ins.mode == "worktree" and committed is None
+        if ins.mode == "worktree" and ins.base is None and committed is None
         else (ins, content, [])
     )
     notes = [*fence_notes, *notes]
@@ -380,7 +396,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
 
 def _on_the_base(violations: list[Violation], ins: Inspection, opts: Options) -> list[Violation]:
     """`--base main` run on main itself: the empty diff says so, not "make the change"."""
-    branch, base = ins.branch, opts.base
+    branch, base = ins.branch, opts.base or opts.since
     if ins.base is None or ins.base != ins.head or not branch or base not in (branch, f"refs/heads/{branch}"):
         return violations
     why = (
@@ -394,7 +410,7 @@ def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
     """Protected tests, compared with the base: HEAD in worktree mode, the merge-base in --base mode."""
     from .checks.protected import check_protected_tests, check_test_config
 
-    base_rev = ins.base if ins.mode == "range" else ins.head
+    base_rev = ins.base or ins.head  # the merge-base in --base and --since mode, else HEAD
     read_base = partial(repo.read_files, base_rev) if base_rev else None
     read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
     list_base = partial(repo.names_under, base_rev) if base_rev else None
@@ -424,7 +440,7 @@ def _with_hints(
 
     introduced: dict[str, str] = {}
     paths = sorted({v.path for v in violations if v.path})
-    if ins.mode == "range" and ins.base and ins.head and paths:
+    if ins.base and ins.head and paths:
         introduced = repo.first_commits(ins.base, ins.head, paths[:500])
     mode = hints.RANGE if ins.mode == "range" else hints.WORKTREE
     scene = hints.scene_of(mode, ins.changed, ins.head, ins.base, introduced, manifest, rel)

@@ -17,8 +17,9 @@ from scorer.main import parser
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 GITHUB_WORKFLOW = ROOT / "examples/github-workflow.yml"
+GITHUB_TEST_WORKFLOW = ROOT / "examples/github-workflow-test.yml"
 GITLAB_CI = ROOT / "examples/gitlab-ci.yml"
-CI_FILES = [ACTION, GITHUB_WORKFLOW, GITLAB_CI]
+CI_FILES = [ACTION, GITHUB_WORKFLOW, GITHUB_TEST_WORKFLOW, GITLAB_CI]
 
 # The real parser's long options: a CI file may only use flags the CLI accepts.
 KNOWN_FLAGS = frozenset(
@@ -117,26 +118,53 @@ def test_action_never_pastes_inputs_into_shell():
         assert "${{ inputs." not in script
 
 
-def test_github_workflow_scores_agent_pull_requests():
-    workflow = load(GITHUB_WORKFLOW)
+def _on(workflow: dict) -> dict:
     on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
-    assert "pull_request" in on
-    assert workflow["permissions"] == {"contents": "read", "security-events": "write"}
-    gate, test = workflow["jobs"]["gate"], workflow["jobs"]["test"]
+    assert isinstance(on, dict)
+    return on
+
+
+def test_the_github_gate_comes_from_the_base_branch():
+    """pull_request_target runs the workflow file as it is on the base branch: the pull request
+    cannot edit the job that gates it. Its run may hold a write token, so it asks for read only."""
+    workflow = load(GITHUB_WORKFLOW)
+    assert set(_on(workflow)) == {"pull_request_target"}
+    assert workflow["permissions"] == {"contents": "read"}
+    assert list(workflow["jobs"]) == ["gate"]  # the test, which runs the pull request's code, is elsewhere
+    gate = workflow["jobs"]["gate"]
     assert gate["if"] == "startsWith(github.head_ref, 'agent-')"
-    assert test["needs"] == "gate"
-    for job in (gate, test):
+    assert invocations(GITHUB_WORKFLOW) == []  # only through the action
+
+
+def test_the_github_test_runs_in_an_ordinary_pull_request_workflow():
+    workflow = load(GITHUB_TEST_WORKFLOW)
+    assert set(_on(workflow)) == {"pull_request"}
+    assert workflow["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["test"]["if"] == "startsWith(github.head_ref, 'agent-')"
+
+
+@pytest.mark.parametrize("path", [GITHUB_WORKFLOW, GITHUB_TEST_WORKFLOW], ids=lambda p: p.name)
+def test_github_workflows_check_out_the_head_by_id_and_pin_the_action_to_a_commit(path):
+    for job in load(path)["jobs"].values():
         (checkout,) = _steps_using(job["steps"], "actions/checkout@")
         assert checkout["with"]["fetch-depth"] == 0
         assert checkout["with"]["persist-credentials"] is False
         assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
         (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
+        assert step["uses"] == "score-diff/score-diff@<commit>"  # a commit sha placeholder, as the README
         assert set(step["with"]) <= set(load(ACTION)["inputs"])
-    assert invocations(GITHUB_WORKFLOW) == []  # only through the action
+
+
+def test_no_example_names_a_release_that_does_not_exist():
+    for path in [*CI_FILES, ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert "@v0.1.0" not in path.read_text(encoding="utf-8"), path
 
 
 def test_gitlab_job_scores_agent_merge_requests():
     jobs = load(GITLAB_CI)
+    header = GITLAB_CI.read_text(encoding="utf-8").split("score-diff-gate:")[0]
+    assert "pipeline_config_strategy: inject_policy" in header  # the gate kept out of the project's reach
+    assert "CI/CD configuration file" in header
     job, test = jobs["score-diff-gate"], jobs["score-diff-test"]
     assert test["needs"] == ["score-diff-gate"]
     for each in (job, test):

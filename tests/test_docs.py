@@ -392,7 +392,7 @@ def test_the_quick_start_works_as_written(tmp_path, monkeypatch):
     [check, _], shown = _console(ROOT / "docs/manifest.md", "score-diff check-manifest")
     assert sh(check).stdout + sh("score-diff pin").stdout == shown.replace("/home/you/project", str(root)) + "\n"
     (root / ".pre-commit-config.yaml").write_text(_block(README, "yaml", "repos:"))
-    sh(_block(README, "sh", "pre-commit install").replace("\n", " && ").rstrip(" &"))
+    sh(_block(README, "sh", "Fence for job").replace("\n", " && ").rstrip(" &"))
 
     # Step 6: the agent fixes the bug and also adds a file nobody named.
     (root / "src/pricing.py").write_text("def discount(price, percent):\n    return price * (100 - percent) / 100\n")

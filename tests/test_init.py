@@ -29,13 +29,14 @@ def test_init_then_a_commit_on_an_agent_branch_blocks_a_decoy_edit(repo: GitRepo
     code, out = run_cli(["init", "--repo", str(repo.root)])
     assert code == 0, out
     assert "wrote job_manifest.json" in out and "pre-commit" in out
+    repo.commit("the fence")  # step 3: the hooks read it where CI does, on the base branch
     repo.git("checkout", "-q", "-b", "agent-fix")
     repo.write(WORKFLOW, "on: push\njobs: {}\n")
     repo.git("add", WORKFLOW)
     blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
     assert blocked.returncode != 0
     assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
-    assert repo.git("rev-list", "--count", "HEAD").stdout.strip() == "1"
+    assert repo.git("rev-list", "--count", "HEAD").stdout.strip() == "2"  # the project and its fence
 
 
 def test_the_hooks_score_only_agent_branches(repo: GitRepo) -> None:
@@ -102,14 +103,14 @@ def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: Gi
     commit = hooks["score-diff"]
     assert (commit["entry"], commit["args"], commit["pass_filenames"], commit["stages"]) == (
         "score-diff",
-        ["--branches", "agent-*", "--defer-justifications"],
+        ["--branches", "agent-*", "--since", "main", "--defer-justifications"],
         False,
         ["pre-commit"],
     )
     message = hooks["score-diff-commit-msg"]
     assert (message["entry"], message["args"], message["stages"]) == (
         "score-diff commit-msg",
-        ["--branches", "agent-*"],
+        ["--branches", "agent-*", "--since", "main"],
         ["commit-msg"],
     )
     manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
@@ -178,6 +179,7 @@ def test_the_pre_commit_config_init_writes_runs_in_the_real_framework(repo: GitR
         [sys.executable, "-m", "pre_commit", "install"], cwd=repo.root, capture_output=True, text=True
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    repo.commit("the fence")
     repo.git("checkout", "-q", "-b", "agent-fix")
     repo.write(WORKFLOW, "on: push\njobs: {}\n")
     repo.git("add", WORKFLOW)

@@ -170,10 +170,12 @@ def undo_command(path: str, scene: Scene) -> str | None:
     steps = []
     if now:  # whatever is there now, committed or not, is kept in the stash
         steps.append(f"git stash push --include-untracked -- {_words(now)}")
-    back = was if scene.base is not None else [p for p in was if p not in now]
+    # With --since, a side a commit on the branch changed is undone from the merge-base too.
+    since = scene.base is not None and any(p in scene.introduced for p in sides)
+    back = was if since else [p for p in was if p not in now]
     if back:  # its old content is committed at the source
-        steps.append(f"git restore --source={source if scene.base else 'HEAD'} --staged --worktree -- {_words(back)}")
-    new = [p for p in now if p not in was] if scene.base is not None else []
+        steps.append(f"git restore --source={source if since else 'HEAD'} --staged --worktree -- {_words(back)}")
+    new = [p for p in now if p not in was] if since else []
     if new:  # added by a commit on this branch: in that commit still, and gone from the next
         steps.append(f"git rm -q -r --ignore-unmatch -- {_words(new)}")
     return " && ".join(steps)
@@ -242,9 +244,10 @@ def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
     job = f" ({what})" if what else ""
     if "you are on the base branch" in v.message:
         return "score the agent's branch, not the base: switch to it (`git switch <its name>`) or pass --head", ""
-    if scene.mode == RANGE:
+    if scene.mode == RANGE or scene.base is not None:
         return (
-            f"commit the change the job asks for on this branch{job}; the commits after the base change nothing yet",
+            f"{'commit' if scene.mode == RANGE else 'make'} the change the job asks for on this branch{job}; "
+            "the commits after the base change nothing yet",
             "",
         )
     return (
@@ -435,7 +438,7 @@ def _manifest_mismatch(v: Violation, scene: Scene) -> tuple[str, str]:
 def _trailer_command(path: str, scene: Scene) -> str:
     parts = [f"Blast-Radius: {path}", "Justification: <file>:<line> <why>", "Rollback: <how to undo it>"]
     flags = " ".join(f"-m {shlex.quote(p)}" for p in parts)
-    if scene.mode == RANGE:
+    if scene.mode == RANGE or scene.base is not None:  # committed work is scored too: a commit of its own
         return f"git commit --allow-empty -m {shlex.quote(f'Justify {path}')} {flags}"
     return f"git commit -m <summary> {flags}"
 
@@ -454,7 +457,7 @@ def _sensitive(v: Violation, scene: Scene) -> tuple[str, str]:
         "replace <file>:<line> with a line you read that shows the change is needed, <why> with the "
         "reason and <how to undo it> with the exact undo command"
     )
-    where = " on this branch" if scene.mode == RANGE else ""
+    where = " on this branch" if scene.mode == RANGE or scene.base is not None else ""
     return (
         f"add these trailer lines to the commit message{where}: 'Blast-Radius: {path}', "
         f"'Justification: <file>:<line> <why>', 'Rollback: <how to undo it>' ({fill}); "

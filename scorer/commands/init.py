@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import ScoreDiffError, UsageError
 from . import Context, install_hook
 from .shared import add_repo, repository
 
@@ -40,6 +40,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write the manifest as .score-diff/jobs/JOB.json, one file per job side by side (needs "
         "--job); the hooks then find it from the branch agent-JOB",
     )
+    p.add_argument(
+        "--base",
+        metavar="REF",
+        help="the base branch agents start from, where the fence is committed (default: the current branch); "
+        "the hooks score the branch since its merge-base with it, as CI's --base does",
+    )
     p.add_argument("--force", action="store_true", help="overwrite files that exist and differ")
 
 
@@ -53,12 +59,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..manifest.load import parse_manifest
     from ..manifest.locate import DEFAULT_MANIFEST
     from ..setup.detect import starter_manifest
-    from ..setup.hooks import describe, pre_commit_config, write_file
+    from ..setup.hooks import describe, write_file
 
     if args.per_job and not args.job:
         raise UsageError("--per-job needs --job JOB: the file is .score-diff/jobs/JOB.json")
     repo = repository(args, ctx)
     root = repo.work_tree
+    base = args.base or repo.branch() or "main"
+    args.since = base  # what install-hook's scripts and the pre-commit config pass the hooks
     job = args.job or f"{os.path.basename(root)}-job"
     target = manifest_rel(job) if args.per_job else DEFAULT_MANIFEST
     created = [target + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
@@ -70,12 +78,43 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     ctx.stdout.write(describe(write_file(Path(root, target), text, args.force), target) + "\n")
     installed = True
     if args.hooks == "pre-commit":
-        w = write_file(Path(root, PRE_COMMIT_CONFIG), pre_commit_config(args.branches or ["agent-*"]), args.force)
-        ctx.stdout.write(describe(w, PRE_COMMIT_CONFIG) + "\n")
+        installed = _pre_commit(Path(root, PRE_COMMIT_CONFIG), args.branches or ["agent-*"], base, args.force, ctx)
     elif args.hooks == "git":
         installed = install_hook.install(args, ctx)  # a hook of someone else's kept: the gate is not on
-    ctx.stdout.write(_next_steps(args, target, manifest, commands, repo.branch()))
+    ctx.stdout.write(_next_steps(args, target, manifest, commands, base))
+    from .doctor import doctor
+
+    ctx.stdout.write("\n")
+    doctor(args, ctx, base=base, rel=target)  # what is still missing: the steps above, checked
     return 0 if installed else 1
+
+
+def _pre_commit(path: Path, branches: list[str], base: str, force: bool, ctx: Context) -> bool:
+    """Write the config, or merge score-diff's hooks into the user's; False when it cannot be merged."""
+    from ..setup.hooks import describe, pre_commit_config, write_file
+    from ..setup.merge import Unmergeable, lines_to_add, merge
+
+    existing = _read(str(path.parent), path.name)
+    if existing is None or force:
+        ctx.stdout.write(describe(write_file(path, pre_commit_config(branches, base), force), path.name) + "\n")
+        return True
+    try:
+        merged = merge(existing.decode("utf-8"), branches, base)
+    except (Unmergeable, UnicodeDecodeError) as exc:
+        ctx.stdout.write(
+            f"could not merge score-diff's hooks into {path.name} ({exc}); nothing was changed.\n"
+            + lines_to_add(branches, base)
+        )
+        return False
+    if not merged.changed:
+        ctx.stdout.write(f"{path.name} already runs score-diff's hooks\n")
+        return True
+    try:
+        path.write_text(merged.text, encoding="utf-8")
+    except OSError as exc:
+        raise ScoreDiffError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    ctx.stdout.write(f"merged score-diff's hooks into {path.name} (your hooks, comments and order are kept)\n")
+    return True
 
 
 def _read(root: str, rel: str) -> bytes | None:
@@ -90,11 +129,10 @@ def _next_steps(
     target: str,
     manifest: dict[str, object],
     commands: list[tuple[str, ...]],
-    branch: str | None,
+    base: str,
 ) -> str:
     import shlex
 
-    base = branch or "main"
     test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
     found = "; also found: " + ", ".join(shlex.join(c) for c in commands[1:]) if len(commands) > 1 else ""
     hooks = {

@@ -21,6 +21,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="GLOB",
         help="score commits on branches matching GLOB (repeatable; default agent-*)",
     )
+    p.add_argument(
+        "--since",
+        metavar="REF",
+        help="the base branch: the hooks score the branch since its merge-base with REF plus the working "
+        "tree, as CI's --base REF will (recommended; without it they score the working tree against HEAD)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite hook scripts that exist and differ")
 
 
@@ -30,7 +36,8 @@ def install(args: argparse.Namespace, ctx: Context) -> bool:
 
     repo = repository(args, ctx)
     repo.work_tree  # noqa: B018 - hooks need a working tree: a bare repository is refused here
-    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, args.branches or DEFAULT_BRANCHES, args.force)
+    branches = args.branches or DEFAULT_BRANCHES
+    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, branches, args.force, args.since)
     for w in written:
         ctx.stdout.write(describe(w, str(w.path)) + "\n")
     return all(w.state != "kept" for w in written)

@@ -40,6 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
     p.add_argument("--head", help="with --base: the head commit (default HEAD)")
     p.add_argument(
+        "--since",
+        metavar="REF",
+        help="the hook's mode when the base is known: score the working tree against merge-base(REF, HEAD), "
+        "so the branch's commits and what is not committed yet are scored together, as CI's --base REF "
+        "will score them (the manifest is read at REF)",
+    )
+    p.add_argument(
         "--format",
         dest="fmt",
         action=_FormatAction,
@@ -114,6 +121,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             manifest=args.manifest,
             base=args.base,
             head=args.head,
+            since=args.since,
             skip_test=args.skip_test,
             shadow=args.shadow,
             cwd=ctx.cwd,

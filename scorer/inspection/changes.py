@@ -31,19 +31,21 @@ def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection
     return start_worktree(repo)(watch)
 
 
-def start_worktree(repo: Repository, fence: Sequence[str] = ()) -> Finish:
+def start_worktree(repo: Repository, fence: Sequence[str] = (), since: str | None = None) -> Finish:
     """Start the git calls now; the returned function collects them into an Inspection.
 
     git works while the caller imports and validates the manifest. `watch`, if given,
     sees every added line exactly once, a batch at a time, while git is still writing.
     `fence` names the files the caller will read from the working tree to judge the change
     (the manifest and its pin); `reads` hands finish() the bytes it read, which must be
-    what git records for them.
+    what git records for them. `since` (a commit: the merge-base with the branch's base) is what
+    the working tree is compared with instead of HEAD: the branch's commits and the uncommitted
+    change together, as CI will score them.
     """
     root = repo.work_tree  # a bare repository has no working tree to score
     fence_index = repo.start_index_entries(fence) if fence else None
     head = repo.head()
-    old = head or repo.empty_tree()
+    old = since or head or repo.empty_tree()
     diff = repo.start_diff(old)
     # What `git commit` records is the index: a staged version that differs from the
     # working tree (staged, then reverted on disk) would be committed unscored.
@@ -91,6 +93,7 @@ def start_worktree(repo: Repository, fence: Sequence[str] = ()) -> Finish:
             mode="worktree",
             repo_root=root,
             head=head,
+            base=since,
             branch=branch,
             changed=tuple(_opaque(changes, proof.filters)),
             added=pieces.build(),

@@ -19,15 +19,17 @@ class Written(NamedTuple):
     state: str  # "written", "unchanged", "kept" (it differs, and --force was not given), "replaced"
 
 
-def branch_args(branches: Sequence[str]) -> list[str]:
-    return [w for b in branches for w in ("--branches", b)]
+def branch_args(branches: Sequence[str], since: str | None = None) -> list[str]:
+    """--branches for each glob, and --since BASE when the base is known: the hook then scores the
+    branch's commits and the uncommitted change together, as CI's --base BASE scores them."""
+    return [w for b in branches for w in ("--branches", b)] + (["--since", since] if since else [])
 
 
-def git_hook_scripts(python: str, branches: Sequence[str]) -> dict[str, str]:
+def git_hook_scripts(python: str, branches: Sequence[str], since: str | None = None) -> dict[str, str]:
     """Plain `.git/hooks` scripts: the interpreter score-diff is installed in, named in full, so
     the hook works from any shell (an activated virtualenv is not on the hook's PATH)."""
     run = shlex.join([python, "-m", "scorer"])
-    only = shlex.join(branch_args(branches))
+    only = shlex.join(branch_args(branches, since))
     return {
         "pre-commit": f"#!/bin/sh\n{MARK}\nexec {run} {only} --defer-justifications --gate hook\n",
         "commit-msg": f'#!/bin/sh\n{MARK}\nexec {run} commit-msg {only} --gate hook "$1"\n',
@@ -38,31 +40,37 @@ def _yaml_list(words: Sequence[str]) -> str:
     return "[" + ", ".join(f"'{w}'" if any(c in w for c in "*:#{}[],&!|>'\"%@`") else w for w in words) + "]"
 
 
-def pre_commit_config(branches: Sequence[str]) -> str:
+def pre_commit_config(branches: Sequence[str], since: str | None = None) -> str:
     """A `repo: local` config with `language: system`: it runs the score-diff on PATH, so it works
     before any release is published (pre-commit builds nothing)."""
-    only = branch_args(branches)
     return f"""# written by score-diff init: the agent job gate (see docs/teams.md)
 default_install_hook_types: [pre-commit, commit-msg]
 repos:
-  - repo: local
-    hooks:
-      - id: score-diff
-        name: score-diff (agent job gate)
-        entry: score-diff
-        args: {_yaml_list([*only, "--defer-justifications"])}
-        language: system
-        pass_filenames: false
-        always_run: true
-        stages: [pre-commit]
-      - id: score-diff-commit-msg
-        name: score-diff (Blast-Radius trailers in the commit message)
-        entry: score-diff commit-msg
-        args: {_yaml_list(only)}
-        language: system
-        always_run: true
-        stages: [commit-msg]
+{local_repo_entry(branches, since)}"""
+
+
+def local_repo_entry(branches: Sequence[str], since: str | None = None, indent: str = "  ") -> str:
+    """The `- repo: local` entry with score-diff's two hooks, its lines indented by `indent`."""
+    only = branch_args(branches, since)
+    text = f"""- repo: local
+  hooks:
+    - id: score-diff
+      name: score-diff (agent job gate)
+      entry: score-diff
+      args: {_yaml_list([*only, "--defer-justifications"])}
+      language: system
+      pass_filenames: false
+      always_run: true
+      stages: [pre-commit]
+    - id: score-diff-commit-msg
+      name: score-diff (Blast-Radius trailers in the commit message)
+      entry: score-diff commit-msg
+      args: {_yaml_list(only)}
+      language: system
+      always_run: true
+      stages: [commit-msg]
 """
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(True))
 
 
 def write_file(path: Path, text: str, force: bool, executable: bool = False) -> Written:
@@ -87,10 +95,12 @@ def write_file(path: Path, text: str, force: bool, executable: bool = False) -> 
     return Written(path, "written" if current is None else "replaced")
 
 
-def install_git_hooks(hooks_dir: Path, python: str, branches: Sequence[str], force: bool) -> list[Written]:
+def install_git_hooks(
+    hooks_dir: Path, python: str, branches: Sequence[str], force: bool, since: str | None = None
+) -> list[Written]:
     return [
         write_file(hooks_dir / name, text, force, executable=True)
-        for name, text in git_hook_scripts(python, branches).items()
+        for name, text in git_hook_scripts(python, branches, since).items()
     ]
 
 
