@@ -84,9 +84,8 @@ def test_the_newcomer_path(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> No
     # Doing what the hint says, and nothing else, then committing again: PASS.
     sh(hint)
     assert not (repo.root / "helper.py").exists()
-    assert "HELP = 1" in sh("git stash show -p --include-untracked stash@{0}", check=False).stdout + sh(
-        "git show 'stash@{0}^3:helper.py'", check=False
-    ).stdout + sh("git show 'stash@{0}:helper.py'", check=False).stdout  # set aside, not destroyed
+    kept = [sh(f"git show 'stash@{{0}}{rev}:helper.py'", check=False).stdout for rev in ("", "^3")]
+    assert "HELP = 1\n" in kept  # set aside in the stash, not destroyed
     allowed = sh("git add -A && git commit -q -m 'Fix discount'", check=False)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert sh("score-diff --base main").stdout.rstrip().endswith("RESULT: PASS")

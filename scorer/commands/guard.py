@@ -69,12 +69,15 @@ def _from_a_terminal(ctx: Context) -> bool:
 
 def _usage(words: Sequence[str], ctx: Context) -> int:
     """A mistyped subcommand, or no payload because stdin is a terminal: usage, exit 2 (still blocking)."""
+    from ..guard.payload import AGENTS
+
+    agents = "|".join(AGENTS)
     what = f"unknown guard subcommand {words[0]!r} (did you mean 'install'?)" if words else "no payload on stdin"
     ctx.stdout.write(
         f"score-diff guard: {what}\n"
-        "usage: score-diff guard [--agent claude|codex|gemini|copilot] [--manifest PATH] [--shadow] "
+        f"usage: score-diff guard [--agent {agents}] [--manifest PATH] [--shadow] "
         "[--log-db PATH] [--no-log] < payload.json\n"
-        "       score-diff guard install --agent claude|codex|gemini|copilot [--repo DIR] [--print]\n"
+        f"       score-diff guard install --agent {agents} [--repo DIR] [--print]\n"
         "The agent's hook runs `score-diff guard` with one tool-call payload on stdin; to set that up, "
         "run score-diff guard install --agent claude (docs/guard.md).\n"
         "score-diff guard: failed (usage)\n"
