@@ -294,7 +294,8 @@ def test_root_only_warning(entry: str, warns: bool) -> None:
 
 
 PIECES = ["a", "b", "ab", "*", "?", "**", "[ab]", "[!a]", "[a-c]", "*.py", "a*", ".x", "é", "[]a]", "[a-]", "?b"]
-NAMES = ["a", "b", "ab", "c", "x.py", "a.py", ".x", "é", "aa", "-", "]", "bb"]
+PIECES += ["*a*b*", "*[ab]*?*", "**", "**"]  # the segment-by-segment matcher: 3+ stars, 2+ '**'
+NAMES = ["a", "b", "ab", "c", "x.py", "a.py", ".x", "é", "aa", "-", "]", "bb", "xaybz", "abab"]
 
 
 def _generated_entries(rng: random.Random, count: int) -> list[str]:
@@ -320,7 +321,8 @@ def _generated_paths(rng: random.Random, count: int) -> list[str]:
 
 
 def test_generated_entries_agree_with_git(tmp_path: Path) -> None:
-    """120 generated entries, each against 30 generated paths, asked of git and of PathMatcher."""
+    """120 generated entries, each against 30 generated paths, asked of git and of PathMatcher
+    (both its matchers: one regex, and segment by segment for '**'-rich and star-rich globs)."""
     rng = random.Random(21)
     tried = 0
     for n, entry in enumerate(_generated_entries(rng, 120)):
@@ -344,3 +346,20 @@ def test_generated_entries_agree_with_git(tmp_path: Path) -> None:
         assert {p for p in paths if match(p)} == ignored, entry
         tried += len(paths)
     assert tried == 3600
+
+
+@pytest.mark.parametrize(
+    ("entry", "path"),
+    [
+        ("**/a/**/b", "/".join(["a"] * 2000) + "/y"),  # minutes as a regex: every split of 2,000 directories
+        ("**/a/**/b/**/c/x", "/".join(["a"] * 300) + "/y"),
+        ("**/*a*a*a*a*b", "/".join(["a" * 250] * 10)),  # every split of a 250-byte name among five stars
+    ],
+)
+def test_a_path_the_job_chooses_cannot_make_matching_explode(entry: str, path: str) -> None:
+    """The guard must answer before the agent's hook timeout, or the write runs unchecked. Counted in
+    steps, not seconds: the segment matcher's work is bounded by the path's length."""
+    from scorer.manifest import globs
+
+    assert globs._deep(entry)
+    assert PathMatcher([entry])(path) is False

@@ -87,9 +87,10 @@ class PathMatcher:
         literal = [e for e in entries if not is_glob(e)]
         self._files = frozenset(e for e in literal if not e.endswith("/"))
         self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal if literal_dirs or e.endswith("/"))
-        patterns = [translate(_wildmatch_form(e)) for e in entries if is_glob(e)]
-        self._any = _alternation([r for r, dir_only in patterns if not dir_only])
-        self._dir = _alternation([r for r, _ in patterns])
+        forms = [_wildmatch_form(e) for e in entries if is_glob(e)]
+        # One regex for the globs a regex matches in linear time; the rest segment by segment.
+        self._regex = _alternation([_covering(*translate(f)) for f in forms if not _deep(f)])
+        self._deep = [_DeepGlob(f) for f in forms if _deep(f)]
         self._seen: dict[str, bool] = {}  # the same path is asked about by several checks
 
     def __call__(self, path: str) -> bool:
@@ -103,12 +104,91 @@ class PathMatcher:
             return True
         if any(d in self._dirs for d in _parent_dirs(path)):
             return True
-        if self._dir is None:
+        if self._regex is None and not self._deep:
             return False
         path = _wildmatch_form(path)
-        if self._any is not None and self._any.fullmatch(path):
+        if self._regex is not None and self._regex.fullmatch(path):
             return True
-        return any(self._dir.fullmatch(d[:-1]) is not None for d in _parent_dirs(path))
+        segments = path.split("/")
+        return any(glob.covers(segments) for glob in self._deep)
+
+
+def _covering(regex: str, dir_only: bool) -> str:
+    """The path, or one of its directories, matches: the entry matches a prefix that ends where a
+    segment does (a directory-only entry: a proper one). One match per path, never one per directory."""
+    return f"{regex}/.+" if dir_only else f"{regex}(?:/.*)?"
+
+
+def _deep(entry: str) -> bool:
+    """Globs a regex would match in time that explodes with the path the job chooses: two or more
+    '**' before the last segment (a regex tries every way to split the directories among them; a
+    path 2,000 directories deep took minutes), or three or more '*' in one segment (every way to
+    split a 255-byte name). These are matched by `_DeepGlob`, in time linear in the path."""
+    segments = _segments(entry.removesuffix("/"))
+    return sum(1 for seg in segments[:-1] if seg == "**") >= 2 or any(_stars(seg) >= 3 for seg in segments)
+
+
+def _stars(segment: str) -> int:
+    return 0 if segment == "**" else sum(1 for item in _items(segment) if item == "*")
+
+
+def _items(segment: str) -> list[str]:
+    """A segment's pattern items: '*', '?', a whole '[...]' class, or one literal character."""
+    items, i = [], 0
+    while i < len(segment):
+        end = _class_end(segment, i) if segment[i] == "[" else -1
+        items.append(segment[i : end + 1] if end != -1 else segment[i])
+        i = end + 1 if end != -1 else i + 1
+    return items
+
+
+class _LinearSegment:
+    """One segment's glob matched by the two-pointer wildcard method: time linear in the name's
+    length times the pattern's, however many '*' it holds."""
+
+    def __init__(self, segment: str) -> None:
+        self.items = [item if item in ("*", "?") else re.compile(_segment(item), re.S) for item in _items(segment)]
+
+    def fullmatch(self, text: str) -> bool:
+        items, i, j, star, mark = self.items, 0, 0, -1, 0
+        while j < len(text):
+            item = items[i] if i < len(items) else None
+            if item == "*":
+                star, mark, i = i, j, i + 1
+            elif item is not None and (item == "?" or (not isinstance(item, str) and item.fullmatch(text[j]))):
+                i, j = i + 1, j + 1
+            elif star != -1:  # let the last '*' take one more character
+                mark += 1
+                i, j = star + 1, mark
+            else:
+                return False
+        return all(item == "*" for item in items[i:])
+
+
+class _DeepGlob:
+    """An anchored glob matched segment by segment: the set of path depths each step can reach."""
+
+    def __init__(self, entry: str) -> None:
+        self.dir_only = entry.endswith("/")
+        segments = _segments(entry.removesuffix("/"))
+        kept = [seg for i, seg in enumerate(segments) if not (seg == "**" and i and segments[i - 1] == "**")]
+        self.steps = [None if seg == "**" else _segment_matcher(seg) for seg in kept]
+
+    def covers(self, segments: Sequence[str]) -> bool:
+        depth, last = len(segments), len(self.steps) - 1
+        reached = {0}
+        for i, step in enumerate(self.steps):
+            if step is None:  # '**': any number of whole segments; at the end, at least one
+                reached = set(range(min(reached) + (i == last), depth + 1))
+            else:
+                reached = {j + 1 for j in reached if j < depth and step.fullmatch(segments[j])}
+            if not reached:
+                return False
+        return any(j < depth for j in reached) if self.dir_only else True
+
+
+def _segment_matcher(segment: str) -> re.Pattern[str] | _LinearSegment:
+    return _LinearSegment(segment) if _stars(segment) >= 3 else re.compile(_segment(segment), re.S)
 
 
 def grant_matcher(entries: Sequence[str]) -> PathMatcher:
@@ -142,7 +222,7 @@ class ForbiddenMatcher:
 
 
 def _alternation(regexes: Sequence[str]) -> re.Pattern[str] | None:
-    """Every glob as one alternation: one match per path. DOTALL: a newline is an ordinary byte to git."""
+    """Globs as one alternation: one match per path. DOTALL: a newline is an ordinary byte to git."""
     return re.compile("|".join(f"(?:{r})" for r in regexes), re.S) if regexes else None
 
 
@@ -163,10 +243,10 @@ def translate(entry: str) -> tuple[str, bool]:
     for i, seg in enumerate(collapsed):
         if seg != "**":
             out += ("/" if i and not (i == 1 and collapsed[0] == "**") else "") + _segment(seg)
-        elif i == 0:
-            out += ".+" if i == last else "(?:.+/)?"
+        elif i == 0:  # whole segments, so a path's slashes bound how a match can be tried
+            out += ".+" if i == last else "(?:[^/]+/)*"
         else:
-            out += "/.+" if i == last else "(?:/.+)?"
+            out += "/.+" if i == last else "(?:/[^/]+)*"
     return out, dir_only
 
 
