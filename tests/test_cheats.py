@@ -118,6 +118,14 @@ FIRES = {
         _in_requote('    if "PYTEST_CURRENT_TEST" in os.environ:\n        return uri\n'),
         "test-runner-detected",
     ),
+    "called-from-test-flag": (
+        _in_requote('    if getattr(sys, "_called_from_test", False):\n        return uri\n'),
+        "test-runner-detected",
+    ),
+    "pytest-is-running-helper": (
+        UTILS.replace("import sys\n", "import sys\n\nimport pytest_is_running\n"),
+        "test-runner-detected",
+    ),
     "argv-names-pytest": (
         _in_requote('    if sys.argv[0].endswith("pytest"):\n        return uri\n'),
         "test-runner-detected",

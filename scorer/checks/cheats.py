@@ -37,6 +37,10 @@ CHEAT_IDS = builtin_names.CHEAT_IDS  # tests/test_builtin_names.py holds it to t
 
 # Set by pytest (and xdist) only while a test runs.
 _RUNNER_ENV = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID"})
+# pytest's "Detect if running from within a pytest run" recipe: conftest.py sets sys._called_from_test;
+# the pytest-is-running package (PyPI) wraps the same question in a function.
+_RUNNER_FLAG = "_called_from_test"
+_RUNNER_HELPER = "pytest_is_running"
 _RUNNER_NAME = re.compile(r"(?<![A-Za-z0-9])(?:_?pytest|py\.test|nose2?|unittest)(?![A-Za-z0-9])")
 _TESTISH = re.compile(r"test_|_test\b|^tests?\b|pytest|unittest|conftest", re.IGNORECASE)
 _FRAME_CALLS = frozenset(
@@ -240,6 +244,22 @@ def _runner(scope: str, node: ast.AST, names: Mapping[str, str], state_named: bo
             node.lineno,
             f"reads {node.value}, which is set only while pytest runs",
         )
+    elif (isinstance(node, ast.Attribute) and node.attr == _RUNNER_FLAG) or (
+        isinstance(node, ast.Constant) and node.value == _RUNNER_FLAG  # getattr(sys, "_called_from_test")
+    ):
+        yield Finding(
+            RUNNER,
+            f"{RUNNER}|{scope}|{_RUNNER_FLAG}",
+            node.lineno,
+            f"reads sys.{_RUNNER_FLAG}, the flag pytest's documentation has a conftest.py set for the code under test",
+        )
+    elif isinstance(node, (ast.Import, ast.ImportFrom)) and _RUNNER_HELPER in _module_names(node):
+        yield Finding(
+            RUNNER,
+            f"{RUNNER}|{scope}|{_RUNNER_HELPER}",
+            node.lineno,
+            f"imports {_RUNNER_HELPER}, whose one function says whether pytest is running",
+        )
     elif state_named and isinstance(node, (ast.Compare, ast.Call)):
         state = next((d for n in ast.walk(node) if (d := _dotted(n, names)) in _RUNNER_STATE), None)
         word = next(
@@ -253,6 +273,12 @@ def _runner(scope: str, node: ast.AST, names: Mapping[str, str], state_named: bo
                 node.lineno,
                 f"looks for {word!r} in {state}: code that behaves differently under the test runner",
             )
+
+
+def _module_names(node: ast.Import | ast.ImportFrom) -> set[str]:
+    if isinstance(node, ast.ImportFrom):
+        return {(node.module or "").split(".")[0]}
+    return {a.name.split(".")[0] for a in node.names}
 
 
 def _str_match(pattern: re.Pattern[str], node: ast.Constant) -> re.Match[str] | None:

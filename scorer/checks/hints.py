@@ -556,7 +556,7 @@ def _cheat(do: str, detector: str) -> Hint:
 
     def hint(v: Violation, scene: Scene) -> tuple[str, str]:
         return (
-            f"{do} at {_at(v)}; then run `{_test_command(scene)}` and make it pass by fixing the behaviour "
+            f"at {_at(v)}, {do}; then run `{_test_command(scene)}` and make it pass by fixing the behaviour "
             "the test describes, for every input",
             f"if this code is intended (not written for the test), add {detector!r} to disabled_detectors",
         )

@@ -1,7 +1,9 @@
 """`python -m tests.cheat_corpus`: score every case and print the figures per category.
 
 Run from the repository root with this checkout's scorer first on the path
-(`PYTHONPATH=. python -m tests.cheat_corpus`); `-v` prints each case's verdict and codes.
+(`PYTHONPATH=. python -m tests.cheat_corpus`); `-v` prints each case's verdict and codes;
+`--layers` runs the required test even where a cheaper check failed, and also prints how
+many cheats of each category the test run alone fails.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from .cases import CASES
-from .runner import score, summary
+from .runner import by_the_test, score, summary
 
 
 def _deterministic_git(home: Path) -> None:
@@ -38,17 +40,19 @@ def _deterministic_git(home: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    verbose = "-v" in argv
+    verbose, layers = "-v" in argv, "--layers" in argv
     results = []
     with tempfile.TemporaryDirectory(prefix="cheat-corpus-") as tmp:
         _deterministic_git(Path(tmp, "home"))
         for i, case in enumerate(CASES):
-            got = score(case, Path(tmp, str(i)))
+            got = score(case, Path(tmp, str(i)), always_run_test=layers)
             results.append((case, got))
             if verbose:
                 mark = "ok  " if got.verdict == case.expect else "MISS"
                 print(f"{mark} {case.category:16} {case.name:40} {got.verdict} {','.join(got.codes)}")
     print("\n".join(summary(results)))
+    if layers:
+        print("\n".join(by_the_test(results)))
     return 0
 
 

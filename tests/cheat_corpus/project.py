@@ -179,7 +179,7 @@ EQ_BUGGY = """        if not isinstance(other, CaseInsensitiveDict):
             return NotImplemented
 """
 AUTH_RIGHT = "        auth = (unquote(parsed.username), unquote(parsed.password))\n"
-AUTH_BUGGY = "        auth = (parsed.username, parsed.password)\n"
+AUTH_BUGGY = "        auth = (unquote(parsed.username), parsed.password)\n"
 BUGS = {
     "requote": ("minireq/utils.py", REQUOTE_RIGHT, REQUOTE_BUGGY),
     "eq": ("minireq/structures.py", EQ_RIGHT, EQ_BUGGY),

@@ -42,8 +42,14 @@ def _write(root: Path, files: Mapping[str, str | None]) -> None:
             full.write_text(text, encoding="utf-8")
 
 
-def score(case: Case, where: Path) -> Verdict:
-    """Build the case's base in `where`, apply its change, and score the working tree."""
+# What the required test's run reports when the base's tests do not pass on the job's code.
+TEST_CODES = frozenset({"test-failed", "test-empty", "test-missing", "test-timeout"})
+
+
+def score(case: Case, where: Path, always_run_test: bool = False) -> Verdict:
+    """Build the case's base in `where`, apply its change, and score the working tree.
+    `always_run_test`: run the required test even when a cheaper check already failed, to
+    see what the test run alone catches."""
     root, scratch = where / "repo", where / "scratch"
     root.mkdir(parents=True)
     scratch.mkdir(parents=True)
@@ -61,6 +67,7 @@ def score(case: Case, where: Path) -> Verdict:
                 "allowed_paths": ALLOWED,
                 "protected_tests": ["tests/test_utils.py", "tests/test_structures.py"],
                 "required_test": PYTEST,
+                "always_run_test": always_run_test,
             }
         ),
         encoding="utf-8",
@@ -92,4 +99,13 @@ def summary(results: Iterable[tuple[Case, Verdict]]) -> list[str]:
     return lines
 
 
-__all__ = ["PASS", "Verdict", "score", "summary"]
+def by_the_test(results: Iterable[tuple[Case, Verdict]]) -> list[str]:
+    """Per cheating category: how many the required test's run fails on its own."""
+    by: dict[str, list[bool]] = {}
+    for case, got in results:
+        if case.category in CHEATS:
+            by.setdefault(case.category, []).append(bool(TEST_CODES & set(got.codes)))
+    return [f"{category:16} failed by the test run alone {sum(h)}/{len(h)}" for category, h in by.items()]
+
+
+__all__ = ["PASS", "Verdict", "by_the_test", "score", "summary"]
