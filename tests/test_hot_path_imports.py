@@ -48,6 +48,7 @@ WRITE_PATH = [
     "scorer.guard.turns",
     "scorer.inspection",
     "scorer.inspection.git",
+    "scorer.inspection.gitprocess",  # issue 21: git.py split into the queries and the process layer
     "scorer.inspection.worktree",
     "scorer.manifest",
     "scorer.manifest.globs",

@@ -1,47 +1,35 @@
-"""The one process boundary to git: the only module that starts git and knows its flags.
+"""What score-diff asks git, and how: every git query score-diff makes, with its flags.
 
-Long because it is that boundary: every git call score-diff makes, with its flags, is here.
-
-It pins every option that user or repository config could change, builds git's
-environment from the environment it is given (never from os.environ behind the
-caller's back), and turns every git failure into GitError.
+Long because it is that table: refs, trees, diffs, the index, attributes, files at a
+revision, commit messages, merges. Each is one git call started through
+`scorer.inspection.gitprocess` (the process, its pinned config and environment, its
+errors); gitparse reads the NUL-separated output of the ones that need parsing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import re
 import subprocess
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from ..errors import GitError
 from . import worktree
+from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
+
+__all__ = [
+    "DIFF_ARGS",
+    "PINNED_ARGS",
+    "QUARANTINE_ENV",
+    "Repository",
+    "blob_id",
+    "cut_at_scissors",
+    "git_environment",
+    "locate",
+]
 
 # gitparse is imported where it is used: the guard's one call (locate) never parses git output.
-
-# Config that would change what git reports, pinned on every call.
-_PINNED = {
-    "core.quotePath": "false",
-    "core.fsmonitor": "false",
-    "core.untrackedCache": "false",
-    "core.ignoreStat": "false",
-    "core.trustctime": "true",  # an edit with mtime restored still changes ctime
-    "core.checkStat": "default",
-    "core.ignoreCase": "false",  # true hides an untracked `makefile` beside a tracked `Makefile`
-    "diff.noprefix": "false",
-    "diff.mnemonicPrefix": "false",
-    "diff.relative": "false",
-    "diff.renameLimit": "1000",
-    "diff.ignoreSubmodules": "none",
-    "color.ui": "never",
-}
-if os.name == "posix":
-    _PINNED.update({"core.fileMode": "true", "core.symlinks": "true"})
-PINNED_ARGS = tuple(arg for key, value in _PINNED.items() for arg in ("-c", f"{key}={value}"))
 
 DIFF_ARGS = (
     "--raw",
@@ -62,24 +50,6 @@ DIFF_ARGS = (
     "-O/dev/null",
     "--no-abbrev",  # full object ids: blob sizes are looked up by them
 )
-# Environment that would bend git's answers, neutralised.
-_ENV_OVERRIDES = {
-    "GIT_OPTIONAL_LOCKS": "0",  # never write the index while a commit holds its lock
-    "GIT_CONFIG_PARAMETERS": "",
-    "GIT_CONFIG_COUNT": "0",
-    "GIT_EXTERNAL_DIFF": "",
-    "GIT_DIFF_OPTS": "",
-    "GIT_NO_REPLACE_OBJECTS": "1",  # `git replace` could swap what a commit contains
-    "GIT_GRAFT_FILE": os.devnull,  # .git/info/grafts could give main the agent's commit as a parent
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_PAGER": "cat",
-}
-_KEPT_ENV = frozenset({"GIT_INDEX_FILE", "GIT_EXEC_PATH"})
-_REFUSED_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE")
-# What receive-pack sets for its hooks while a push is quarantined (git-receive-pack(1), "QUARANTINE
-# ENVIRONMENT"): the pushed objects live in a temporary directory under objects/ until pre-receive
-# accepts them, and only these variables let git see them. Passed through for the server hooks alone.
-QUARANTINE_ENV = ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Where git looks for a short ref name, in order (git help revisions); `$GIT_DIR/NAME` comes
 # first, but only for all-caps names such as HEAD.
@@ -88,186 +58,12 @@ _REF_NAME_END = re.compile(r"[~^:]|@\{")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
-def git_environment(
-    environ: Mapping[str, str], git_dir: str, work_tree: str | None, kept: frozenset[str] = _KEPT_ENV
-) -> dict[str, str]:
-    """The caller's environment without git's own variables, plus the pinned ones.
-
-    GIT_INDEX_FILE is kept: inside a commit hook git names there the index it will commit.
-    """
-    env = {k: v for k, v in environ.items() if not k.startswith("GIT_") or k in kept}
-    env.update(_ENV_OVERRIDES, GIT_DIR=git_dir)
-    if work_tree is not None:
-        env["GIT_WORK_TREE"] = work_tree
-    return env
-
-
-class Repository:
+class Repository(GitProcess):
     """One git repository; every question about it is answered by a git process.
 
     A bare repository (a git server's) has no working tree: `root` is None, and only commits
-    can be scored. `receiving` is for the server hooks alone: git itself set the quarantine
-    variables for them, and they are passed through instead of refused.
+    can be scored.
     """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        environ: Mapping[str, str] | None = None,
-        receiving: bool = False,
-        discovered: tuple[str, str, bool] | None = None,  # (work tree, git dir, bare) from `locate`
-    ) -> None:
-        environ = dict(os.environ) if environ is None else environ
-        for name in _REFUSED_ENV:
-            if environ.get(name) and not (receiving and name in QUARANTINE_ENV):
-                raise GitError(f"{name} is set; unset it so git reads this repository's own objects")
-        where = os.path.abspath(path)
-        if not os.path.isdir(where):
-            raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
-        top, git_dir, bare = discovered or _discover(where, environ)
-        if top and os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
-            raise GitError(
-                f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
-                "would commit from there; score that directory, or unset it"
-            )
-        self.root: str | None = None if bare else top
-        self.git_dir = git_dir
-        self._refuse_another_worktree(environ, where)
-        kept = _KEPT_ENV | (_quarantine(environ, git_dir) if receiving else frozenset())
-        self._env = git_environment(environ, self.git_dir, self.root, kept)
-        # `git -c core.commentChar=X commit` reaches a hook only through these: the config the
-        # commit will clean its message with, read only by message_as_stored.
-        self._commit_env = {**self._env, **{k: v for k, v in environ.items() if k.startswith("GIT_CONFIG")}}
-        self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
-
-    @property
-    def work_tree(self) -> str:
-        """The working tree's root; a bare repository has none, so worktree mode cannot score it."""
-        if self.root is None:
-            raise GitError(
-                f"{self.git_dir} is a bare repository; score-diff needs a working tree "
-                "(score commits with --base, or on a server with score-diff pre-receive)"
-            )
-        return self.root
-
-    def close(self) -> None:
-        """Stop and reap every git call that was started and never collected (an error came first)."""
-        while self._live:
-            proc = self._live.pop()
-            proc.kill()
-            proc.communicate()
-
-    def _refuse_another_worktree(self, environ: Mapping[str, str], cwd: str) -> None:
-        """git commits from $GIT_DIR and $GIT_WORK_TREE: scoring one tree while git commits
-        another would score nothing."""
-        claims = [
-            ("GIT_DIR", environ.get("GIT_DIR", ""), self.git_dir),
-            ("GIT_WORK_TREE", environ.get("GIT_WORK_TREE", ""), self.root or self.git_dir),
-        ]
-        for source, where, scored in claims:
-            if where and os.path.realpath(os.path.join(cwd, where)) != os.path.realpath(scored):
-                raise GitError(
-                    f"{source} makes git use {os.path.realpath(where)}, not {scored}; score the "
-                    "repository git commits to, or unset it"
-                )
-
-    # -- running git -------------------------------------------------------
-    def start(
-        self,
-        *args: str,
-        stdin: bool = False,
-        literal: bool = False,
-        env: Mapping[str, str] | None = None,
-        index: str | None = None,
-    ) -> subprocess.Popen[bytes]:
-        """Start git without waiting, so several calls and Python's own work overlap.
-
-        `index` names a scratch index of the caller's own instead of the one git commits from.
-        """
-        argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
-        env = self._env if env is None else env
-        if index is not None:
-            env = {**env, "GIT_INDEX_FILE": index}
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=self.root,
-                env=env,
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
-        # A 64 KiB pipe stops git as soon as it is full; started calls are collected only after the
-        # manifest is validated, so without room git would wait for Python instead of working beside it.
-        _grow_pipe(proc.stdout)
-        self._live.append(proc)
-        return proc
-
-    def finish(self, proc: subprocess.Popen[bytes], stdin: bytes | None = None, ok: Sequence[int] = (0,)) -> bytes:
-        """Wait for a started git call; raise GitError with its message unless it exited ok."""
-        out, err = proc.communicate(stdin)
-        self._forget(proc)
-        _check(proc, err, ok)
-        return out
-
-    def _forget(self, proc: subprocess.Popen[bytes]) -> None:
-        if proc in self._live:
-            self._live.remove(proc)
-
-    def stream(self, proc: subprocess.Popen[bytes], seen: Callable[[bytes], object]) -> Iterator[bytes]:
-        """A started git call's output as it is written.
-
-        Threads drain stdout and stderr (reading releases the GIL), so git never waits for
-        Python: it computes the next files while Python parses and checks the last ones.
-        """
-        stdout, stderr = proc.stdout, proc.stderr
-        assert stdout is not None and stderr is not None
-        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        errors: list[bytes] = []
-        broken: list[BaseException] = []
-
-        def pump() -> None:
-            try:
-                while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]
-                    chunks.put(chunk)
-            except BaseException as exc:  # a half-read diff must never pass for a whole one
-                broken.append(exc)
-                proc.kill()
-            finally:
-                chunks.put(None)
-
-        threads = [
-            threading.Thread(target=pump, daemon=True),
-            threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        while (chunk := chunks.get()) is not None:
-            seen(chunk)
-            yield chunk
-        proc.wait()
-        for thread in threads:
-            thread.join()
-        stdout.close()
-        stderr.close()
-        self._forget(proc)
-        if broken:
-            raise GitError(f"could not read git's output: {broken[0]}")
-        _check(proc, b"".join(errors), (0,))
-
-    def run(
-        self,
-        *args: str,
-        stdin: bytes | None = None,
-        ok: Sequence[int] = (0,),
-        literal: bool = False,
-        env: Mapping[str, str] | None = None,
-        index: str | None = None,
-    ) -> bytes:
-        proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
-        return self.finish(proc, stdin, ok)
 
     # -- refs ----------------------------------------------------------------
     def head(self) -> str | None:
@@ -736,65 +532,6 @@ def cut_at_scissors(text: str) -> str:
     return text if m is None else text[: m.start()]
 
 
-def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
-    """The quarantine variables that are set, each checked to name a directory inside this
-    repository: receive-pack puts them there, and anything else is not git's doing."""
-    inside = os.path.realpath(git_dir)
-    for name in QUARANTINE_ENV:
-        for where in filter(None, environ.get(name, "").split(os.pathsep)):
-            real = os.path.realpath(where)
-            if os.path.commonpath([real, inside]) != inside:
-                raise GitError(
-                    f"{name} names {where}, outside {git_dir}: git's own quarantine is always "
-                    "inside the repository; unset it"
-                )
-    return frozenset(name for name in QUARANTINE_ENV if environ.get(name))
-
-
-def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
-    """(work tree, git dir, bare?) as git itself finds them from `where`."""
-    env = git_environment(environ, "", None)
-    del env["GIT_DIR"]  # discovery from the directory, as `git commit` run there would do
-    argv = [
-        "git",
-        *PINNED_ARGS,
-        "rev-parse",
-        "--path-format=absolute",
-        "--absolute-git-dir",
-        "--is-bare-repository",
-        "--show-toplevel",
-    ]
-    try:
-        proc = subprocess.run(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    except OSError as exc:
-        raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
-    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if proc.returncode != 0 and len(lines) < 2:
-        raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
-    git_dir, bare = lines[0], lines[1] == "true"
-    top = lines[2] if len(lines) > 2 and proc.returncode == 0 else ""
-    if not bare and not top:
-        raise GitError(f"{where} is inside a git directory, not a working tree; run in the working tree")
-    return top, git_dir, bare
-
-
-def _grow_pipe(stream: Any) -> None:
-    """A 1 MiB pipe lets git run ahead of the reader (Linux; elsewhere the default stays)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
-    except (ImportError, OSError, ValueError):
-        pass
-
-
-def _check(proc: Any, err: bytes, ok: Sequence[int]) -> None:
-    if proc.returncode not in ok:
-        cmd = " ".join(str(a) for a in proc.args[len(PINNED_ARGS) + 1 :][:3])
-        message = err.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {cmd} failed: {message[-1] if message else f'exit {proc.returncode}'}")
-
-
 def _parse_attr(out: bytes) -> dict[str, dict[str, str]]:
     """`check-attr -z` output (path NUL attribute NUL value NUL ...), the unspecified ones left out."""
     fields = out.split(b"\0")
@@ -822,21 +559,3 @@ def blob_id(data: bytes, like: str) -> str:
     """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
     algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
     return algo(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def locate(path: str, environ: Mapping[str, str], timeout_s: float = 10.0) -> tuple[str, str]:
-    """(working tree root, absolute git dir) of the repository holding `path`: one git call, no GitPython,
-    for the guard that runs on every tool call. The environment is the one given, with git's
-    answer-bending variables neutralised and GIT_DIR/GIT_WORK_TREE dropped so `path` decides."""
-    env = {k: v for k, v in environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", *_REFUSED_ENV)}
-    env.update(_ENV_OVERRIDES)
-    argv = ["git", *PINNED_ARGS, "rev-parse", "--show-toplevel", "--absolute-git-dir"]
-    try:
-        proc = subprocess.run(argv, cwd=path, env=env, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise GitError(f"could not run git in {path}: {exc}") from exc
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode != 0 or len(lines) != 2:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"{path} is not inside a git working tree ({err[0] if err else 'no answer from git'})")
-    return lines[0], lines[1]
