@@ -310,7 +310,7 @@ def _gone(marker: str) -> bool:
 
 
 @pytest.mark.skipif(not LINUX, reason="reads /proc")
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL, signal.SIGHUP, signal.SIGINT])
 def test_killing_score_diff_ends_the_tests_whole_tree_and_its_temp_files(ready: GitRepo, tmp_path, how) -> None:
     import time
 
@@ -508,3 +508,14 @@ def test_legitimate_neighbours_the_observer_lets_pass(ready: GitRepo) -> None:
     ready.manifest(required_test=py(code), test_programs=[])
     out = ready.score(skip_test=False)
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+
+
+def test_the_observer_log_is_redacted_before_its_digest(ready: GitRepo) -> None:
+    key = "AKIA" + "QWERTYUIOPASDFGH"  # an AWS access key id's shape
+    target = ready.root.parent / f"leak-{key}.txt"
+    ready.manifest(required_test=py(f"try: open({str(target)!r}, 'w')\nexcept OSError: pass"))
+    out = ready.score(skip_test=False)
+    assert out.codes == {"test-envelope"}
+    observed = out.report["test"]["envelope"]["observed"]
+    assert len(observed) == 1 and key not in observed[0] and key not in out.text
+    assert out.report["test"]["envelope"]["log_sha256"] == envelope.log_digest(observed)
