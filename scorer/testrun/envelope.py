@@ -110,6 +110,8 @@ def prepare(
         programs = None if manifest.test_programs is None else (*manifest.test_programs, program)
         run_env = observer.environment(run_env, listener, roots, manifest.test_network, programs)
     if os.name != "posix" or not sys.executable:
+        if policy == "required" and listener is not None:
+            listener.stop()
         return _no_launcher(policy, run_env)._replace(listener=listener)
     inner: tuple[str, ...] = ()
     enforced: list[str] = []
@@ -161,16 +163,16 @@ def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
             enforced.append(f"process tree: ended {record['ended']} process(es) the test left running")
         elif "aborted" in record:
             aborted = str(record["aborted"])
-    if aborted and exit_code == ABORTED:
-        raise EnvelopeUnavailable(f"{aborted} (docs/required-test.md#the-envelope)")
-    if launch.status_read is not None and not any(e.startswith("process tree") for e in enforced + missing):
-        missing.append("launcher: it reported nothing; the envelope is unknown")
     observed: tuple[str, ...] = ()
-    if launch.listener is not None:
+    if launch.listener is not None:  # stopped first: its socket and thread end whatever follows
         from ..redaction import redact
 
         observed = tuple(escape_line(redact(a)) for a in launch.listener.stop())
         enforced.append(f"observer: audit hook in {len(launch.listener.checked_in)} Python process(es)")
+    if aborted and exit_code == ABORTED:
+        raise EnvelopeUnavailable(f"{aborted} (docs/required-test.md#the-envelope)")
+    if launch.status_read is not None and not any(e.startswith("process tree") for e in enforced + missing):
+        missing.append("launcher: it reported nothing; the envelope is unknown")
     return facts._replace(
         enforced=tuple(enforced), missing=tuple(missing), observed=observed, log_sha256=log_digest(observed)
     )
