@@ -82,10 +82,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     for label, value, source in checked:
         ctx.stdout.write(f"checked {label} {value} ({source})\n" if value else f"not checked: {label}\n")
     ctx.stdout.write(
-        "checked test envelope: observer log digest" + (", every part enforced\n" if args.require_envelope else "\n")
+        "checked test: " + ("passed or skipped (--allow-skipped-test)\n" if args.allow_skipped_test else "passed\n")
     )
     ctx.stdout.write(
-        "checked test: " + ("passed or skipped (--allow-skipped-test)\n" if args.allow_skipped_test else "passed\n")
+        "checked test envelope: observer log digest" + (", every part enforced\n" if args.require_envelope else "\n")
     )
     for problem in problems:
         ctx.stdout.write(f"FAIL {problem}\n")
