@@ -441,3 +441,31 @@ def test_min_tests_stays_a_floor_on_top(tabled: GitRepo) -> None:
     )
     out = _score(tabled)
     assert out.codes == {"test-empty"}, out.text
+
+
+def test_a_switched_checkout_holds_exactly_the_next_tree(project: GitRepo, tmp_path: Path) -> None:
+    """The checkout is switched from the base's tree to the spec's to the job's: whatever a run
+    created, changed or deleted there (ignored files and new directories too) is undone."""
+    from scorer.inspection.git import Repository
+    from scorer.testrun.checkout import Workdir
+
+    project.write("calc.py", FIXED)
+    project.write("extra/new.py", "x = 1\n")
+    next_tree = project.commit("next")
+    repo = Repository(project.root)
+    work = Workdir(repo, str(tmp_path))
+    root = Path(work.hold(repo.tree_id("main")))
+    (root / "calc.py").write_text("tampered\n")  # changed, and different in the next tree
+    (root / "tests" / "test_calc.py").unlink()  # deleted
+    (root / "tests" / "conftest.py").write_text(REWRITE_REPORTS)  # created
+    (root / "__pycache__").mkdir()  # an ignored directory
+    (root / ".gitignore").write_text("*\n")  # changed, the same in both trees; ignores everything
+    work.hold(repo.tree_id(next_tree))
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    repo.check_out_into(next_tree, str(fresh), str(tmp_path / "fresh.index"))
+    listing = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    expected = {p.relative_to(fresh): p.read_bytes() for p in fresh.rglob("*") if p.is_file()}
+    assert listing == expected
+    assert not (root / "__pycache__").exists()
+    repo.close()

@@ -149,7 +149,20 @@ class Repository(GitProcess):
         forbids ref updates, git-receive-pack(1) "QUARANTINE ENVIRONMENT", so `git worktree add` is out)."""
         env = {**self._env, "GIT_INDEX_FILE": index_file, "GIT_WORK_TREE": tree}
         self.finish(self.start("read-tree", f"{commit}^{{tree}}", env=env))
-        self.finish(self.start("checkout-index", "--all", "--force", env=env))
+        # -u records each file's stat data, so switch_checkout can tell what a run changed
+        self.finish(self.start("checkout-index", "-u", "--all", "--force", env=env))
+
+    def switch_checkout(self, tree: str, work_tree: str, index_file: str) -> None:
+        """Make the checkout `work_tree` (made by check_out_into with `index_file`) hold exactly `tree`,
+        whatever a run left in it: what it created is removed (ignored files too), what it changed or
+        deleted is written again, and only the paths that differ between the two trees are rewritten."""
+        env = {**self._env, "GIT_INDEX_FILE": index_file, "GIT_WORK_TREE": work_tree}
+        self.finish(self.start("clean", "-ffdxq", env=env, cwd=work_tree))
+        self.finish(self.start("read-tree", "--reset", "-u", f"{tree}^{{tree}}", env=env, cwd=work_tree))
+        stale = self.finish(self.start("diff-files", "-z", "--name-only", env=env, cwd=work_tree))
+        if stale:
+            proc = self.start("checkout-index", "-u", "-f", "-z", "--stdin", stdin=True, env=env, cwd=work_tree)
+            self.finish(proc, stale)
 
     def tree_of_worktree(self, head: str | None, paths: Sequence[str], index_file: str) -> str:
         """The tree id of HEAD with each of `paths` as the working tree holds it now (absent: removed),

@@ -149,10 +149,12 @@ class GitProcess:
         literal: bool = False,
         env: Mapping[str, str] | None = None,
         index: str | None = None,
+        cwd: str | None = None,
     ) -> subprocess.Popen[bytes]:
         """Start git without waiting, so several calls and Python's own work overlap.
 
-        `index` names a scratch index of the caller's own instead of the one git commits from.
+        `index` names a scratch index of the caller's own instead of the one git commits from;
+        `cwd`, a directory of the caller's own (a temporary checkout) instead of the repository root.
         """
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
         env = self._env if env is None else env
@@ -161,7 +163,7 @@ class GitProcess:
         try:
             proc = subprocess.Popen(
                 argv,
-                cwd=self.root,
+                cwd=cwd or self.root,
                 env=env,
                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

@@ -42,8 +42,9 @@ def run_required(
     try:
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
-        base = _base_tests(repo, trees, fence, scratch, manifest, environ, progress)
-        test = _spec_then_job(repo, trees, scratch, manifest, environ, progress, base)
+        work = checkout.Workdir(repo, scratch)
+        base = _base_tests(repo, trees, fence, scratch, work, manifest, environ, progress)
+        test = _spec_then_job(repo, trees, scratch, work, manifest, environ, progress, base)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -83,13 +84,14 @@ def _spec_then_job(
     repo: Repository,
     trees: checkout.Trees,
     scratch: str,
+    work: checkout.Workdir,
     manifest: Manifest,
     environ: Mapping[str, str],
     progress: Callable[[float], None] | None,
     base: basetests.Collected | None = None,
 ) -> TestOutcome:
     """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
-    spec = _pass(repo, trees.spec, os.path.join(scratch, "spec"), manifest, environ, progress, base)
+    spec = _pass(repo, trees.spec, work, os.path.join(scratch, "spec"), manifest, environ, progress, base)
     if base is not None and base.note:
         spec = _note(spec, base.note)
     if trees.spec == trees.scored:
@@ -100,7 +102,7 @@ def _spec_then_job(
         why = spec.reason or f"exited {spec.exit_code}"
         spec = spec._replace(reason=f"{SPEC} (the base's versions of {shown}): {why}")
         return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
-    job = _pass(repo, trees.scored, os.path.join(scratch, "job"), manifest, environ, progress)
+    job = _pass(repo, trees.scored, work, os.path.join(scratch, "job"), manifest, environ, progress)
     if job.status != TEST_PASSED:
         job = job._replace(reason=f"{JOB} (the job's versions of {shown}): {job.reason or f'exited {job.exit_code}'}")
         return job._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes))
@@ -112,23 +114,19 @@ def _spec_then_job(
 def _pass(
     repo: Repository,
     tree: str,
-    where: str,
+    work: checkout.Workdir,
+    reports: str,
     manifest: Manifest,
     environ: Mapping[str, str],
     progress: Callable[[float], None] | None,
     base: basetests.Collected | None = None,
 ) -> TestOutcome:
-    """One run in a fresh checkout of `tree` under `where`, removed afterwards; with `base`, each
-    of the base's tests must show in its report, executed and passed."""
-    os.mkdir(where)
-    root, reports = os.path.join(where, "tree"), os.path.join(where, "reports")
+    """One run in the checkout, made to hold exactly `tree` first; score-diff's report goes to the new
+    directory `reports`. With `base`, each of the base's tests must show in the report, run and passed."""
     os.mkdir(reports)
-    try:
-        checkout.check_out(repo, tree, root, os.path.join(where, "index"))
-        test = _run(repo, root, reports, manifest, environ, progress)
-        return _every_base_test(test, base) if base is not None and base.tests else test
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
+    root = work.hold(tree)
+    test = _run(repo, root, reports, manifest, environ, progress)
+    return _every_base_test(test, base) if base is not None and base.tests else test
 
 
 def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcome:
@@ -155,32 +153,28 @@ def _base_tests(
     trees: checkout.Trees,
     fence: checkout.Fence,
     scratch: str,
+    work: checkout.Workdir,
     manifest: Manifest,
     environ: Mapping[str, str],
     progress: Callable[[float], None] | None,
 ) -> basetests.Collected | None:
-    """The ids the base's protected tests define, collected by pytest in a checkout of the base;
-    None when the required test is not pytest or the base holds no protected test."""
+    """The ids the base's protected tests define, collected by pytest in the checkout holding the
+    base; None when the required test is not pytest or the base holds no protected test."""
     found = evidence.runner(manifest.required_test)
     if trees.base is None or found is None or found[0] != "pytest":
         return None
     where = os.path.join(scratch, "base")
-    os.mkdir(where)
-    root, probe, listing = os.path.join(where, "tree"), os.path.join(where, "probe"), os.path.join(where, "ids.json")
-    os.mkdir(probe)
-    try:
-        checkout.check_out(repo, trees.base, root, os.path.join(where, "index"))
-        basetests.write_probe(probe)
-        argv = basetests.collect_argv(_program(manifest.required_test, root, repo.root), found[1])
-        env = _checkout_environment(test_environment(environ, manifest.test_env), root)
-        env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
-        private = os.path.join(where, "run")
-        os.mkdir(private)
-        launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
-        run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
-        return basetests.read_collected(listing, fence.protected)
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
+    probe, private, listing = os.path.join(where, "probe"), os.path.join(where, "run"), os.path.join(where, "ids.json")
+    for directory in (where, probe, private):
+        os.mkdir(directory)
+    root = work.hold(trees.base)
+    basetests.write_probe(probe)
+    argv = basetests.collect_argv(_program(manifest.required_test, root, repo.root), found[1])
+    env = _checkout_environment(test_environment(environ, manifest.test_env), root)
+    env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
+    launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
+    run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
+    return basetests.read_collected(listing, fence.protected)
 
 
 def _run(
