@@ -469,3 +469,34 @@ def test_a_switched_checkout_holds_exactly_the_next_tree(project: GitRepo, tmp_p
     assert listing == expected
     assert not (root / "__pycache__").exists()
     repo.close()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"pytest.ini": "[pytest]\naddopts = -p testing_plugin\n"},
+        {"tests/conftest.py": "pytest_plugins = ['testing_plugin']\n"},
+    ],
+    ids=["addopts", "pytest_plugins"],
+)
+def test_a_plugin_the_base_configuration_names_runs_as_the_base_has_it(project: GitRepo, config: dict) -> None:
+    """A plugin module in the repository that the base's configuration loads is configuration too:
+    the job's version of it, rewriting reports, does not run in the spec pass."""
+    project.git("checkout", "-q", "main")
+    project.write("testing_plugin.py", "import pytest\n\n\n@pytest.fixture\ndef helper():\n    return 1\n")
+    for path, text in config.items():
+        project.write(path, text)
+    project.commit("a local plugin")
+    project.git("checkout", "-q", "agent-fix")
+    project.git("merge", "-q", "--ff-only", "main")
+    project.manifest(
+        allowed_paths=["calc.py", "testing_plugin.py", "tests/**"],
+        protected_tests=["tests/test_*.py"],
+        required_test=PYTEST,
+    )
+    project.write("testing_plugin.py", REWRITE_REPORTS)
+    out = _score(project)
+    assert out.exit_code == 1 and out.codes == {"test-failed"}, out.text
+    project.write("testing_plugin.py", "import pytest\n\n\n@pytest.fixture\ndef helper():\n    return 1\n")
+    project.write("calc.py", FIXED)
+    assert _passed(_score(project))

@@ -58,6 +58,8 @@ def plan(repo: Repository, ins: Inspection, fence: Fence, scratch: str) -> Trees
     fenced = pytest_config.fenced_paths(everything, protected, fence.granted) & differs
     sections = [p for p in differs - fenced if pytest_config.has_sections(p) and not fence.granted(p)]
     fenced |= set(_sections_changed(repo, sections, base_files, scored_files))
+    plugins = pytest_config.plugin_files(_configs(repo, base_files), everything)
+    fenced |= {p for p in plugins & differs if not fence.granted(p)}
     spec_base = base_tree if has_spec else None
     if not fenced:
         return Trees(scored, scored, (), spec_base)
@@ -105,6 +107,17 @@ def _scored_tree(repo: Repository, ins: Inspection, index_file: str) -> str:
     # A nested repository (an untracked submodule) has no content git would check out.
     paths = sorted({p for c in ins.changed if not c.submodule for p in c.paths})
     return repo.tree_of_worktree(ins.head, paths, index_file)
+
+
+def _configs(repo: Repository, files: dict[str, tuple[str, str]]) -> dict[str, bytes]:
+    """The bytes of every file of a tree listing that configures pytest (plugins are named there)."""
+    paths = [
+        p
+        for p, (mode, _) in files.items()
+        if mode.startswith("100") and (pytest_config.is_whole_file(p) or pytest_config.has_sections(p))
+    ]
+    data = repo.blobs(sorted({files[p][1] for p in paths})) if paths else {}
+    return {p: data[files[p][1]] for p in paths if files[p][1] in data}
 
 
 def _sections_changed(

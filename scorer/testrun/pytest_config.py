@@ -16,9 +16,11 @@ the ones the spec pass runs (docs/required-test.md).
 
 from __future__ import annotations
 
+import ast
 import posixpath
+import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,6 +30,7 @@ else:  # pragma: no cover - the dependency pyproject names for 3.10
 WHOLE_FILES = ("conftest.py", "pytest.ini", ".pytest.ini")
 SECTION_FILES = ("pyproject.toml", "tox.ini", "setup.cfg")
 _COMMENT = ("#", ";")  # iniconfig's COMMENTCHARS
+_PLUGIN_OPTION = re.compile(r"(?:^|\s)-p\s*=?\s*([A-Za-z_][\w.]*)(?![\w.:])")  # `-p name`, `-pname`; not `-p no:name`
 
 
 def is_whole_file(path: str) -> bool:
@@ -99,3 +102,54 @@ def fenced_paths(
     config = {f for f in files if is_whole_file(f) or f in markers}
     granted_config = {f for f in config if granted(f)}
     return {f for f in files if protected_test(f) or f in config} - granted_config
+
+
+def plugin_files(configs: Mapping[str, bytes], files: Iterable[str]) -> set[str]:
+    """Among `files`, the modules the configuration in `configs` ({path: bytes} of conftest.py,
+    pytest.ini and the section files) loads as plugins: `-p NAME` in an addopts (or anywhere in a
+    pytest section), and `pytest_plugins` in a conftest.py; a module is found as NAME's path from
+    the repository root or from src/. Plugins installed as packages are not files of the change."""
+    names: set[str] = set()
+    for path, data in configs.items():
+        if posixpath.basename(path) == "conftest.py":
+            names |= _conftest_plugins(data)
+        else:
+            names |= set(_PLUGIN_OPTION.findall(_section_text(path, data)))
+    wanted = {
+        f"{prefix}{name.replace('.', '/')}{suffix}"
+        for name in names
+        for prefix in ("", "src/")
+        for suffix in (".py", "/__init__.py")
+    }
+    return wanted & set(files)
+
+
+def _section_text(path: str, data: bytes) -> str:
+    """Every string of the file's pytest section (an unparsable file has none pytest would read)."""
+    section = pytest_section(path, data)
+    return " ".join(_strings(section)) if isinstance(section, dict) else ""
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _conftest_plugins(data: bytes) -> set[str]:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
+        ):
+            values = node.value.elts if isinstance(node.value, ast.List | ast.Tuple) else [node.value]
+            found |= {v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return found
