@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from .. import builtin_names, model
@@ -173,11 +173,13 @@ def findings(source: bytes | None, plugin: bool, deciding: frozenset[str] = froz
     tree = _parse(source)
     if tree is None:
         return
-    names = _imported(tree)
-    scopes = dict(_scopes(tree))
+    nodes = list(_scoped(tree))  # one walk of the tree, read three times
+    names = _imported(n for _, n in nodes)
+    scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
     # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
     state = source is not None and (b"modules" in source or b"argv" in source)
-    for scope, node in _scoped(tree):
+    branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
+    for scope, node in nodes:
         if not plugin:
             yield from _runner(scope, node, names, state)
         yield from _frame(scope, node, names, scopes, plugin)
@@ -185,20 +187,12 @@ def findings(source: bytes | None, plugin: bool, deciding: frozenset[str] = froz
             yield from _class_equality(scope, node, deciding)
         elif isinstance(node, ast.Assign):
             yield from _patched_equality(scope, node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            candidates = special_cases.branches(scope, node)
-        elif isinstance(node, ast.Dict):
-            candidates = special_cases.table(scope, node)
-        else:
-            continue
-        yield from (Finding(SPECIAL, c.key, c.line, "", c) for c in candidates)
-
-
-def _scopes(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    yield "", tree
-    for scope, node in _scoped(tree):
-        if isinstance(node, _DEFS):
-            yield scope, node
+        if isinstance(node, ast.Dict):
+            yield from (Finding(SPECIAL, c.key, c.line, "", c) for c in special_cases.table(scope, node))
+        elif scope and (pairs := special_cases.branch(node)):  # grouped by the function they are in
+            branches.setdefault(scope, []).append((node, pairs))
+    for scope, found in branches.items():
+        yield from (Finding(SPECIAL, c.key, c.line, "", c) for c in special_cases.grouped(scope, found))
 
 
 def _scoped(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
@@ -216,10 +210,10 @@ def _dump(node: ast.AST) -> str:
     return ast.dump(node, include_attributes=False)
 
 
-def _imported(tree: ast.Module) -> dict[str, str]:
+def _imported(nodes: Iterable[ast.AST]) -> dict[str, str]:
     """Local name -> dotted name, for `import sys as s` and `from inspect import stack`."""
     names = {"sys": "sys", "inspect": "inspect", "traceback": "traceback", "os": "os"}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             names.update({a.asname or a.name: a.name for a in node.names})
         elif isinstance(node, ast.ImportFrom) and node.module:

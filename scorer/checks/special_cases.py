@@ -102,25 +102,26 @@ def _pairs(compared: list[Literal], returned: list[Literal]) -> tuple[Pair, ...]
     return tuple((c, r) for c in compared for r in returned)
 
 
-def branches(scope: str, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Candidate]:
-    """Each branch of `fn` that compares with a literal and returns a literal."""
-    found: list[tuple[ast.AST, tuple[Pair, ...]]] = []
-    for node in _walk(fn):
-        if isinstance(node, ast.If):
-            pairs = _pairs(_compared(node.test), _returned(node.body))
-        elif isinstance(node, ast.IfExp):
-            body = _literal(node.body)
-            pairs = _pairs(_compared(node.test), [body] if body else [])
-        elif isinstance(node, ast.match_case) and isinstance(node.pattern, ast.MatchValue):
-            value = _literal(node.pattern.value)
-            pairs = _pairs([value] if value else [], _returned(node.body))
-        else:
-            continue
-        if pairs:
-            found.append((node, pairs))
-    group = tuple(p for _, p in found)
+def branch(node: ast.AST) -> tuple[Pair, ...]:
+    """What a branch (`if`, a conditional expression, a `match` case) compares with a literal
+    and returns as a literal; () for any other node."""
+    if isinstance(node, ast.If):
+        return _pairs(_compared(node.test), _returned(node.body))
+    if isinstance(node, ast.IfExp):
+        body = _literal(node.body)
+        return _pairs(_compared(node.test), [body] if body else [])
+    if isinstance(node, ast.match_case) and isinstance(node.pattern, ast.MatchValue):
+        value = _literal(node.pattern.value)
+        return _pairs([value] if value else [], _returned(node.body))
+    return ()
+
+
+def grouped(scope: str, found: Sequence[tuple[ast.AST, tuple[Pair, ...]]]) -> Iterator[Candidate]:
+    """The branches of one function, each a candidate with all of them as its group."""
+    group = tuple(pairs for _, pairs in found)
     for node, pairs in found:
-        yield Candidate(f"{SPECIAL}|{scope}|{ast.dump(node)}", getattr(node, "lineno", fn.lineno), pairs, group)
+        line = node.pattern.lineno if isinstance(node, ast.match_case) else getattr(node, "lineno", 0)
+        yield Candidate(f"{SPECIAL}|{scope}|{ast.dump(node)}", line, pairs, group)
 
 
 def table(scope: str, node: ast.Dict) -> Iterator[Candidate]:
