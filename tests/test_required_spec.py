@@ -500,3 +500,21 @@ def test_a_plugin_the_base_configuration_names_runs_as_the_base_has_it(project: 
     project.write("testing_plugin.py", "import pytest\n\n\n@pytest.fixture\ndef helper():\n    return 1\n")
     project.write("calc.py", FIXED)
     assert _passed(_score(project))
+
+
+def test_a_pytest_configuration_above_the_checkout_does_not_steer_the_tests(
+    project: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest looks for its configuration upward from the checkout, in TMPDIR, where any process
+    may write: a pytest.ini there that deselects the base's tests must not become a PASS."""
+    import tempfile
+
+    outside = tmp_path / "tmpdir"
+    outside.mkdir()
+    # test_add_zero passes with the bug: the others are deselected, in the base's collection too
+    (outside / "pytest.ini").write_text("[pytest]\naddopts = -k test_add_zero\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(outside))
+    project.write("calc.py", BUGGY.replace("a - b", "a - b  # still wrong"))
+    out = _score(project)
+    assert out.exit_code == 1 and "test-failed" in out.codes, out.text
+    assert "outside the checkout" in out.text

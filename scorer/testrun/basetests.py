@@ -36,6 +36,7 @@ class BaseTest(NamedTuple):
 class Collected(NamedTuple):
     tests: tuple[BaseTest, ...]
     note: str = ""  # why some or all of the base's ids could not be learned
+    foreign_config: str = ""  # a configuration file pytest read from outside the checkout
 
 
 def collect_argv(argv: Sequence[str], at: int) -> tuple[str, ...]:
@@ -49,13 +50,14 @@ def write_probe(directory: str) -> None:
         fh.write(source)
 
 
-def read_collected(path: str, protected: Callable[[str], bool]) -> Collected:
+def read_collected(path: str, protected: Callable[[str], bool], root: str) -> Collected:
     """The protected tests the probe found; a note (and nothing required) if it wrote nothing usable."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         items = [BaseTest(i["nodeid"], i["path"], tuple(i["marks"])) for i in data["items"]]
         errors = [str(e) for e in data["errors"]]
+        inifile = str(data["inifile"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return Collected(
             (), f"the base's tests could not be collected ({type(exc).__name__}): the spec pass's own ids stand"
@@ -65,7 +67,15 @@ def read_collected(path: str, protected: Callable[[str], bool]) -> Collected:
     if errors:
         shown = ", ".join(errors[:3]) + (" ..." if len(errors) > 3 else "")
         note = f"the base's tests did not all collect at the base ({shown}): for those, the spec pass's own ids stand"
-    return Collected(mine, note)
+    return Collected(mine, note, _outside(inifile, root))
+
+
+def _outside(inifile: str, root: str) -> str:
+    """`inifile` when it lies outside the checkout `root` (pytest found it in a parent directory)."""
+    if not inifile:
+        return ""
+    real_root, real = os.path.realpath(root), os.path.realpath(inifile)
+    return "" if os.path.commonpath([real_root, real]) == real_root else inifile
 
 
 def junit_key(nodeid: str, prefix: str = "") -> tuple[str, str]:

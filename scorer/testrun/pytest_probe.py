@@ -31,4 +31,6 @@ def pytest_collection_finish(session: Any) -> None:
         for item in session.items
     ]
     with open(os.environ["SCORE_DIFF_COLLECTED"], "w", encoding="utf-8") as fh:
-        json.dump({"items": items, "errors": _ERRORS}, fh)
+        # pytest looks for its configuration upward from here, past the checkout: say which file it read
+        inipath = getattr(session.config, "inipath", None)
+        json.dump({"items": items, "errors": _ERRORS, "inifile": str(inipath) if inipath else ""}, fh)

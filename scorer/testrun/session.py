@@ -92,6 +92,16 @@ def _spec_then_job(
 ) -> TestOutcome:
     """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
     spec = _pass(repo, trees.spec, work, os.path.join(scratch, "spec"), manifest, environ, progress, base)
+    if base is not None and base.foreign_config:
+        # pytest read a file above the repository, which no commit records and any process may write
+        return spec._replace(
+            status=TEST_FAILED,
+            reason=(
+                f"pytest read its configuration from {base.foreign_config}, outside the checkout of the "
+                "repository, so the tests ran as that file says, not as the repository says; move that "
+                "file away (it is not part of the repository) and run again"
+            ),
+        )
     if base is not None and base.note:
         spec = _note(spec, base.note)
     if trees.spec == trees.scored:
@@ -174,7 +184,7 @@ def _base_tests(
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
     launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
-    return basetests.read_collected(listing, fence.protected)
+    return basetests.read_collected(listing, fence.protected, root)
 
 
 def _run(
