@@ -95,7 +95,7 @@ def _command(args: list[str]) -> tuple[str, list[str]]:
 
 
 def _redact(text: str) -> str:
-    from .redaction import redact
+    from .secrets.redaction import redact
 
     return redact(text)
 

@@ -449,7 +449,7 @@ def _with_hints(
 
 def redacted(result: Result) -> Result:
     """Every free text a report can carry, paths included, with secret shapes masked."""
-    from .redaction import redacted_result
+    from .secrets.redaction import redacted_result
 
     return redacted_result(result)
 

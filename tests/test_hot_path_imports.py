@@ -23,14 +23,11 @@ WRITE_PATH = [
     "scorer.builtin_names",
     "scorer.checks",
     "scorer.checks.content",
-    "scorer.checks.detector_table",
-    "scorer.checks.detectors",
     "scorer.checks.hidden",
     "scorer.checks.job",
     "scorer.checks.names",
     "scorer.checks.paths",
     "scorer.checks.registry",
-    "scorer.checks.secret_values",
     "scorer.checks.sensitive",
     "scorer.commands",
     "scorer.commands.guard",
@@ -59,6 +56,10 @@ WRITE_PATH = [
     "scorer.manifest.schema",
     "scorer.model",
     "scorer.pipeline",
+    "scorer.secrets",
+    "scorer.secrets.detector_table",
+    "scorer.secrets.detectors",
+    "scorer.secrets.secret_values",
 ]
 # Standard-library modules a Write never needs: each is milliseconds (argparse alone 4-13 ms).
 NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]

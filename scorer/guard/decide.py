@@ -232,7 +232,7 @@ def _deny(findings: list[Finding], checked: Sequence[str], fence: Fence) -> Deci
     """The refusal: each finding, then what to do, from the same hints a FAIL report gives."""
     from ..checks import hints
     from ..model import Violation
-    from ..redaction import redact  # key bodies without their header too, as every report
+    from ..secrets.redaction import redact  # key bodies without their header too, as every report
 
     scene = hints.Scene(hints.TOOL_CALL, manifest=fence.job.manifest, manifest_rel=fence.manifest_rel)
     lines, steps = [], []
