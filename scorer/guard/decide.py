@@ -230,7 +230,7 @@ def _content(job: Job, contents: Sequence[tuple[str, str]]) -> list[Violation]:
 
 def _deny(findings: list[Finding], checked: Sequence[str], fence: Fence) -> Decision:
     """The refusal: each finding, then what to do, from the same hints a FAIL report gives."""
-    from ..checks import hints
+    from ..feedback import hints
     from ..model import Violation
     from ..secrets.redaction import redact  # key bodies without their header too, as every report
 
