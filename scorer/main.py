@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from . import __version__
-from .commands import Context
+from .context import Context
 from .errors import ScoreDiffError, UsageError
 from .report.facts import could_not_score_line
 
@@ -115,6 +115,7 @@ def main(
         stderr=sys.stderr,
         stdin=stdin or sys.stdin,
         cwd=cwd or os.getcwd(),
+        score_diff=main,
     )
     name: str | None = None
     try:

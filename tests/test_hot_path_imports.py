@@ -31,6 +31,7 @@ WRITE_PATH = [
     "scorer.checks.sensitive",
     "scorer.commands",
     "scorer.commands.guard",
+    "scorer.context",
     "scorer.entry",
     "scorer.errors",
     "scorer.guard",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_job_branch, add_manifest, repository
 
 HELP = "print the job's fence as instructions an agent can follow before it starts"

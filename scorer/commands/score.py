@@ -6,8 +6,8 @@ import argparse
 import fnmatch
 from typing import Any
 
+from ..context import Context
 from ..report import FORMATS
-from . import Context
 from .shared import add_gate, add_job_branch, add_log_db, add_manifest, emit, log_decision, repository
 
 HELP = "score the change (the default when no subcommand is given)"

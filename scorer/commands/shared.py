@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..context import Context
 from ..report import FORMATS, render
-from . import Context
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
