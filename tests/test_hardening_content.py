@@ -20,7 +20,7 @@ from conftest import GitRepo, run_cli
 
 from scorer.redaction import redact, redact_key_body
 from scorer.report import FORMATS
-from scorer.testrun import tail
+from scorer.testrun.run import tail
 
 ALNUM = string.ascii_letters + string.digits
 

@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .. import model
+from .. import model, pytest_config
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
-from ..testrun import pytest_config
 from . import assertions
 from .job import Job
 

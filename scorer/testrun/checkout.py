@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import pytest_config
+from .. import pytest_config
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
