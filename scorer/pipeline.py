@@ -35,7 +35,7 @@ from .model import (
 if TYPE_CHECKING:
     from .checks.job import Job
     from .manifest.load import Manifest
-    from .testrun.checkout import Fence
+    from .testrun.checkout import SpecSource
 
 # The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
 # inside the functions below, after git has been started: their ~100 ms of imports
@@ -159,7 +159,7 @@ def _test_outcome(
     if ins.repo_root is None and opts.receiving and opts.server_test and ins.head is not None:
         from .testrun.session import run_in_checkout
 
-        return run_in_checkout(repo, manifest, environ, ins, _fence(ins, job), progress=opts.progress)
+        return run_in_checkout(repo, manifest, environ, ins, _spec_source(ins, job), progress=opts.progress)
     if ins.repo_root is None and opts.receiving:
         return TestOutcome(
             TEST_SKIPPED,
@@ -179,22 +179,22 @@ def _test_outcome(
     # the index the test could rewrite, so the repository's own tree is watched.
     from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
 
-    fence = _fence(ins, job)
+    fence = _spec_source(ins, job)
     return run_required(repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress)
 
 
-def _fence(ins: Inspection, job: Job) -> Fence:
+def _spec_source(ins: Inspection, job: Job) -> SpecSource:
     """What the spec pass takes from the base (the same base test-weakened compares with)."""
     from .checks.protected import protected_matcher
     from .manifest.globs import PathMatcher
-    from .testrun.checkout import Fence
+    from .testrun.checkout import SpecSource
 
     base = ins.base if ins.mode == "range" else ins.head
     granted = PathMatcher(job.manifest.allowed_test_config)
-    return Fence(base, protected_matcher(job), granted)
+    return SpecSource(base, protected_matcher(job), granted)
 
 
-class Scored(NamedTuple):
+class Inspected(NamedTuple):
     """The manifest and what git says changed, with the content checks already run on it."""
 
     manifest: Manifest
@@ -212,14 +212,14 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     started, started_at = clock(), now_iso()
     repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
     try:
-        scored = inspect(repo, opts, environ)
-        result = judge(repo, scored, opts, environ)
+        inspected = inspect(repo, opts, environ)
+        result = judge(repo, inspected, opts, environ)
     finally:
         repo.close()  # git calls an error left running are stopped, never left behind
     return result._replace(duration_s=clock() - started, started_at=started_at)
 
 
-def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
+def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
     """Read the manifest and ask git what changed; content checks run while git streams."""
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
@@ -265,7 +265,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
-    return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
+    return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes))
 
 
 def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
@@ -334,7 +334,7 @@ def _job_checked(manifest: Manifest, job_name: str | None) -> Manifest:
     return manifest
 
 
-def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str, str]) -> Result:
+def judge(repo: Repository, inspected: Inspected, opts: Options, environ: Mapping[str, str]) -> Result:
     """Every check, then the required test, into one Result."""
     from .checks.blast_radius import check_blast_radius
     from .checks.names import check_message_secrets
@@ -343,7 +343,7 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
     from .checks.required_test import check_test
     from .checks.source import check_new_content, merge_token_hits
 
-    manifest, job, path, rel, ins, content, committed, fence_notes = scored
+    manifest, job, path, rel, ins, content, committed, fence_notes = inspected
     ins, content, notes = (
         _drop_untracked_manifest(ins, rel, content)
         if ins.mode == "worktree" and ins.base is None and committed is None

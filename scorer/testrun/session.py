@@ -43,7 +43,7 @@ def run_required(
     manifest: Manifest,
     environ: Mapping[str, str],
     ins: Inspection,
-    fence: checkout.Fence,
+    fence: checkout.SpecSource,
     watch_tree: bool,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
@@ -82,7 +82,7 @@ def run_in_checkout(
     manifest: Manifest,
     environ: Mapping[str, str],
     ins: Inspection,
-    fence: checkout.Fence,
+    fence: checkout.SpecSource,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
     """The same, on a git server (a bare repository has no working tree to watch)."""
@@ -152,7 +152,7 @@ def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcom
     return test
 
 
-def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.Fence) -> basetests.Collected | None:
+def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource) -> basetests.Collected | None:
     """The ids the base's protected tests define, collected by pytest in the checkout holding the
     base; None when the required test is not pytest or the base holds no protected test."""
     repo, manifest, environ, progress, work, scratch = run
