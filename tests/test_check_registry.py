@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import subprocess
+import sys
+from pathlib import Path
 
 import scorer.checks
 from scorer.checks.contract import CheckInput, Findings
@@ -33,3 +36,12 @@ def test_every_check_of_the_one_contract_is_in_the_registry() -> None:
 def test_the_registry_lists_each_check_once() -> None:
     names = [c.__name__ for c in CHECKS]
     assert len(names) == len(set(names)) == 15
+
+
+def test_the_checks_load_nothing_of_the_test_run() -> None:
+    """checks/ and testrun/ are sibling stages: pytest's configuration, which both read, lives below
+    them (scorer/pytest_config.py), so every check loads without the envelope, observer or process."""
+    code = "import sys, scorer.checks.registry; print(sorted(m for m in sys.modules if m.startswith('scorer.testrun')))"
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    assert out.stdout.strip() == "[]"
