@@ -20,7 +20,7 @@ from conftest import GitRepo, run_cli
 
 from scorer.report import FORMATS
 from scorer.secrets.redaction import redact, redact_key_body
-from scorer.testrun import tail
+from scorer.testrun.run import tail
 
 ALNUM = string.ascii_letters + string.digits
 
