@@ -73,3 +73,23 @@ def committed(repo: GitRepo) -> GitRepo:
     repo.write("README.txt", "hello\n")
     repo.commit("initial")
     return repo
+
+
+# Whole modules whose tests run a real test suite through score-diff (the required test in its
+# checkouts, the base's collection, the launcher): seconds each, so the fast lane
+# (`-m 'not slow' -n auto`, docs/development.md) leaves them to the full run and CI.
+SLOW_MODULES = frozenset(
+    {
+        "tests/testrun/test_basetests.py",
+        "tests/testrun/test_required_test_attacks.py",
+        "tests/testrun/test_envelope.py",
+        "tests/e2e/test_scripted_agent.py",
+        "tests/e2e/test_bypasses.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(config.rootpath).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
