@@ -53,6 +53,7 @@ class Decision(NamedTuple):
     findings: tuple[Finding, ...] = ()
     prompted: tuple[str, ...] = ()  # sensitive paths prompted for in this decision (turn state)
     granted: tuple[str, ...] = ()  # sensitive paths whose justification was accepted
+    rewrite: str | None = None  # an allowed shell call runs this command instead (jailed.py)
 
 
 def allow(reason: str, paths_: Sequence[str] = ()) -> Decision:

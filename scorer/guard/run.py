@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
-from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, parse_json
+from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -133,7 +133,7 @@ def evaluate(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: 
         code = getattr(exc, "code", "internal-error")
         decision = refuse(code, f"{exc}" if code != "internal-error" else f"unexpected {type(exc).__name__}: {exc}")
     shadow = opts.shadow or bool(loaded and loaded.shadow)
-    told = decision._replace(action=ALLOW) if shadow and decision.code != "ok" else decision
+    told = decision._replace(action=ALLOW, rewrite=None) if shadow and decision.code != "ok" else decision
     if shadow and decision.code != "ok":
         told = told._replace(reason=f"shadow mode: allowed; would have answered {decision.action}")
     answer = render(told, opts.agent, call.event if call else "PreToolUse")
@@ -172,9 +172,20 @@ def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:
         return decide(call, loaded.fence, TurnView(), loaded.allowed_tools)
     turn = turns.current(git_dir, call.session, call.turn)
     decision = decide(call, loaded.fence, _turn_view(call, loaded, turn), loaded.allowed_tools)
+    if decision.code == "unresolved" and call.kind == SHELL and call.command and _rewrites(call.agent):
+        from . import jailed
+
+        decision = jailed.rewrite(decision, loaded.fence, call.command)
     if not loaded.shadow:  # shadow mode tells the agent nothing, so it grants and prompts nothing
         turns.record(git_dir, turn, decision.prompted, decision.granted)
     return decision
+
+
+def _rewrites(agent: str) -> bool:
+    """Whether the agent lets a hook replace a shell call's command (its module's REWRITES_SHELL)."""
+    from .agents import lookup
+
+    return bool(getattr(lookup(agent), "REWRITES_SHELL", False))
 
 
 def log_row(outcome: Outcome, opts: GuardOptions, duration_s: float) -> dict[str, object]:

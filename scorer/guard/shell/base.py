@@ -57,6 +57,9 @@ class ShellWalk(Protocol):
     def chdir(self, value: str | None) -> None:
         """`cd value`, as bash would take it."""
 
+    def child(self) -> AbstractContextManager[None]:
+        """Run what follows in a child process: a `cd` there does not move the shell."""
+
     def inside(self, value: str | None) -> AbstractContextManager[None]:
         """Run what follows in another directory (env -C, sudo -D, git -C)."""
 

@@ -54,7 +54,36 @@ _RUNNER_ENV = {
     "GIT_DIR": "GIT_DIR points git at another repository",
     "GIT_WORK_TREE": "GIT_WORK_TREE points git at another working tree",
     "LD_PRELOAD": "LD_PRELOAD loads code into every program the command runs",
+    "LD_LIBRARY_PATH": "LD_LIBRARY_PATH loads libraries the guard does not read into every program",
+    "PATH": "PATH changes which program each later name runs",
+    "BASH_FUNC_": "an exported function changes what a name runs in every bash the command starts",
 }
+
+
+_PROGRAM_ENV = frozenset({"PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"})
+_GIT_ENV_OK = frozenset(
+    {
+        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_PAGER", "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR", "GIT_TRACE", "GIT_MERGE_AUTOEDIT", "GIT_ADVICE",
+    }
+)  # fmt: skip
+
+
+# Parse nodes whose parts are walked for what they run: statements that only group others, and
+# the words and expressions whose substitutions run. Any other node is unknown: a node the
+# guard has no reading for is never taken as harmless.
+_PASS_THROUGH = frozenset(
+    {
+        "program", "compound_statement", "do_group", "elif_clause", "else_clause", "case_item",
+        "negated_command", "test_command", "unset_command", "word", "string", "raw_string", "ansi_c_string",
+        "translated_string", "concatenation", "number", "simple_expansion", "expansion", "string_content",
+        "arithmetic_expansion", "command_name", "special_variable_name", "variable_name", "binary_expression",
+        "unary_expression", "parenthesized_expression", "ternary_expression", "postfix_expression",
+        "test_operator", "regex", "extglob_pattern", "array", "subscript", "file_descriptor", "brace_expression",
+        "heredoc_body", "heredoc_content", "heredoc_start", "heredoc_end",
+    }
+)  # fmt: skip
 
 
 class ShellFacts(NamedTuple):
@@ -130,6 +159,8 @@ class CommandWalker:
             self._compound(node, loop=kind in _LOOPS)
         elif kind == "function_definition":
             self.unknown("the command defines a shell function, which the guard does not follow")
+        elif kind not in _PASS_THROUGH:
+            self.unknown(f"the guard does not read bash's {kind.replace('_', ' ')}")
         else:
             kids = node.children
             for i, child in enumerate(kids):
@@ -383,6 +414,23 @@ class CommandWalker:
         value = self.literal(value_node) if value_node is not None else ""
         self.env(name, value)
 
+    def _declaration(self, node: Any) -> None:
+        """export/declare/local/readonly: each NAME=VALUE sets a variable, as a plain assignment does."""
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self._assignment(child)
+                continue
+            if child.type == "variable_name":  # `export NAME`: no new value
+                continue
+            for sub in _substitutions(child):
+                self._substitution(sub)
+            word = self.literal(child)
+            if word is None:
+                self.unknown("a declaration's word is not literal (it could set any variable)")
+            elif "=" in word and not word.startswith("-"):
+                key, _, value = word.partition("=")
+                self.env(key, value)
+
     def env(self, name: str, value: str | None) -> None:
         if name in _GATE_ENV:
             self.skips.append(_GATE_ENV[name])
@@ -390,8 +438,12 @@ class CommandWalker:
             self.skips.append("HUSKY=0 switches husky's git hooks off")
         elif name.startswith("GIT_CONFIG") and (value is None or "hookspath" in value.lower()):
             self.skips.append(f"{name} could set core.hooksPath, which moves the commit gate's hooks")
-        elif name.startswith("GIT_CONFIG") or name in _RUNNER_ENV:
-            self.unknown(_RUNNER_ENV.get(name, f"{name} changes git's configuration"))
+        elif name.startswith("GIT_CONFIG") or name in _RUNNER_ENV or name.startswith("BASH_FUNC_"):
+            self.unknown(_RUNNER_ENV.get(name) or _RUNNER_ENV.get(name[:10]) or f"{name} changes git's configuration")
+        elif name in _PROGRAM_ENV and value not in ("", "cat"):
+            self.unknown(f"{name} names a program git or another program runs, which the guard does not read")
+        elif name.startswith("GIT_") and name not in _GIT_ENV_OK:
+            self.unknown(f"{name} changes what git does (a program it runs or the files it uses)")
         elif name == "CDPATH":
             self.cdpath = True
         elif name == "OLDPWD":
@@ -447,7 +499,11 @@ class CommandWalker:
         base = posixpath.basename(name)
         handler = programs.lookup(base)
         if handler is None:
-            return  # another program: its own writes are the commit gate's
+            self.unknown(f"{base} is not a program the guard knows to write nothing")
+            return
+        if "/" in name and not _system_program(name):
+            self.unknown(f"{name} is run by its path, which need not be the system's {base}")
+            return
         try:
             handler(self, base, args)
         except Unknown as exc:
@@ -498,6 +554,16 @@ class CommandWalker:
         self.cwds = new if exists else _union(previous, new)  # a cd that may fail leaves both
 
     @contextmanager
+    def child(self) -> Iterator[None]:
+        """A command another program runs (env, timeout, nohup, xargs): a child process, so a `cd`
+        there (`env cd src`) moves the child, never the shell."""
+        saved = self.cwds, self.oldpwd
+        try:
+            yield
+        finally:
+            self.cwds, self.oldpwd = saved
+
+    @contextmanager
     def inside(self, value: str | None) -> Iterator[None]:
         """A program that runs its command in another directory (env -C, sudo -D, git -C)."""
         saved = self.cwds, self.oldpwd
@@ -515,6 +581,14 @@ class CommandWalker:
         saved = self.cwds, self.oldpwd
         self.run(code, self.depth + 1)
         self.cwds, self.oldpwd = saved
+
+
+_SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
+
+
+def _system_program(name: str) -> bool:
+    """`/usr/bin/ls` is the system's ls; `./ls` or `allowed/ls` is whatever the job put there."""
+    return os.path.isabs(name) and os.path.realpath(name).startswith(_SYSTEM_DIRS)
 
 
 def _union(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -549,6 +623,7 @@ def _redirect_content(w: CommandWalker, body: Any | None) -> str | None:
 _HANDLERS = {
     "command": CommandWalker._command,
     "variable_assignment": CommandWalker._assignment,
+    "declaration_command": CommandWalker._declaration,
     "redirected_statement": CommandWalker._redirected,
     "list": CommandWalker._list,
     "pipeline": CommandWalker._pipeline,
