@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import ScoreDiffError
 from .model import Result
-from .redaction import redact, redact_with_counts
+from .secrets.redaction import redact, redact_with_counts
 
 SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock

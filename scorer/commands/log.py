@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_log_db, add_repo, log_path
 
 HELP = "list logged decisions, newest first"

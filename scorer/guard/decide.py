@@ -236,9 +236,9 @@ def _content(job: Job, contents: Sequence[tuple[str, str]]) -> list[Violation]:
 
 def _deny(findings: list[Finding], checked: Sequence[str], fence: GuardScope) -> Decision:
     """The refusal: each finding, then what to do, from the same hints a FAIL report gives."""
-    from ..checks import hints
+    from ..feedback import hints
     from ..model import Violation
-    from ..redaction import redact  # key bodies without their header too, as every report
+    from ..secrets.redaction import redact  # key bodies without their header too, as every report
 
     scene = hints.Scene(hints.TOOL_CALL, manifest=fence.job.manifest, manifest_rel=fence.manifest_rel)
     lines, steps = [], []

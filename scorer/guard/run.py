@@ -154,7 +154,7 @@ def session_start(loaded: Loaded, agent: str) -> Answer | None:
     agents get the normal answer."""
     import json
 
-    from ..report.fence import fence_facts, render_markdown
+    from ..feedback.fence import fence_facts, render_markdown
 
     if agent != CLAUDE:
         return None
