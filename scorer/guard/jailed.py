@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from scorer.jail import Policy
 
 MAX_WALK = 20_000  # entries looked at for read-only files under the write roots; past it, no jail (ask)
-_GIT_PROTECTED = ("config", "hooks", "info")
+_GIT_PROTECTED = ("config", "hooks", "info", "score-diff")  # score-diff: the turn state and decision log
 _GLOB_CHARS = "*?[{"
 
 
@@ -52,7 +52,7 @@ def write_roots(fence: GuardScope) -> list[str]:
         while not os.path.exists(place) and place != fence.root:
             place = os.path.dirname(place)  # a file not made yet: its nearest existing directory
         roots.append(os.path.realpath(place))
-    roots += list(fence.scratch) + [os.path.realpath(tempfile.gettempdir())]
+    roots += [*fence.scratch, os.path.realpath(tempfile.gettempdir())]
     return list(dict.fromkeys(r for r in roots if os.path.exists(r)))
 
 
@@ -61,7 +61,10 @@ def read_only(fence: GuardScope, roots: Sequence[str]) -> list[str]:
     pin, and every file the fence denies (forbidden, sensitive without an exact grant)."""
     found = [os.path.join(fence.git_dir, name) for name in _GIT_PROTECTED]
     if fence.manifest_rel:
-        found += [os.path.join(fence.root, fence.manifest_rel), os.path.join(fence.root, fence.manifest_rel + ".sha256")]
+        found += [
+            os.path.join(fence.root, fence.manifest_rel),
+            os.path.join(fence.root, fence.manifest_rel + ".sha256"),
+        ]
     seen = 0
     for root in roots:
         if root != fence.root and not root.startswith(fence.root + os.sep):
@@ -85,7 +88,9 @@ def _denied(fence: GuardScope, rel: str) -> bool:
     m = fence.job.manifest
     if fence.job.forbidden(rel):
         return True
-    hit = classify(rel, extra_globs=m.sensitive_globs, exempt=frozenset(m.sensitive_exempt), manifest_path=fence.manifest_rel)
+    hit = classify(
+        rel, extra_globs=m.sensitive_globs, exempt=frozenset(m.sensitive_exempt), manifest_path=fence.manifest_rel
+    )
     return hit is not None and rel not in {normalise_path(p) for p in m.allowed_paths}
 
 

@@ -61,6 +61,18 @@ class FenceCache:
         return found
 
 
+def _session_repository(call: ToolCall, environ: Mapping[str, str], cache: FenceCache | None) -> tuple[str, str]:
+    """The repository the session started in (sessions.py), not the one the call's cwd is in."""
+    from . import sessions
+
+    found = sessions.pinned(call.session, environ)
+    if found is not None:
+        return found.root, found.git_dir
+    root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
+    sessions.pin(call.session, sessions.Pinned(root, git_dir), environ)
+    return root, git_dir
+
+
 def load_fence(
     root: str, git_dir: str, opts: GuardOptions, environ: Mapping[str, str], cache: FenceCache | None
 ) -> Loaded:
@@ -122,7 +134,7 @@ def evaluate(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: 
         from .agents import lookup  # one module per agent, by name
 
         call = lookup(opts.agent).normalise(parse_json(raw))
-        root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
+        root, git_dir = _session_repository(call, environ, cache)
         loaded = load_fence(root, git_dir, opts, environ, cache)
         if environ.get("CDPATH"):  # the hook runs in the agent's environment, so its commands see it too
             loaded = loaded._replace(fence=loaded.fence._replace(cdpath=True))

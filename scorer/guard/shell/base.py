@@ -36,6 +36,7 @@ class ShellWalk(Protocol):
 
     cwds: tuple[str, ...] | None  # the directories the command may run in; None: not known
     home: str | None
+    root: str | None  # the session's repository, when known
     stdin: Stdin | None  # None: inherited from the agent, which the command does not control
     targets: list[Target]
     skips: list[str]  # what would skip or disable the commit gate

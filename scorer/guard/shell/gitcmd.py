@@ -182,9 +182,24 @@ def git(w: ShellWalk, name: str, args: Args) -> None:
         raise Unknown("the git subcommand is not literal")
     if changed_dir:
         with w.inside(directory):
+            _nested(w)
             _sub(w, sub, rest)
     else:
+        _nested(w)
         _sub(w, sub, rest)
+
+
+def _nested(w: ShellWalk) -> None:
+    """git run in a repository nested in the session's (`cd src/x && git init && git ...`) is not this fence's git."""
+    if w.root is None:
+        return
+    for cwd in w.cwds or ():
+        real, top = os.path.realpath(cwd), os.path.realpath(w.root)
+        probe = real
+        while probe.startswith(top + os.sep):
+            if os.path.lexists(os.path.join(probe, ".git")):
+                raise Unknown(f"git runs in {probe}, a repository nested in the session's")
+            probe = os.path.dirname(probe)
 
 
 # `git -c KEY=VALUE` keys that only change how git prints; any other key can make git run a

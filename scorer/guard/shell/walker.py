@@ -100,9 +100,10 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None) -> ShellFacts:
-    """Every write target, unknown and gate skip in `command`, run in `cwd`."""
+def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None, root: str | None = None) -> ShellFacts:
+    """Every write target, unknown and gate skip in `command`, run in `cwd` (in the repository at `root`)."""
     walker = CommandWalker(cwd, home, bool(cdpath))
+    walker.root = root
     walker.run(command, 0)
     return ShellFacts(
         tuple(dict.fromkeys(walker.targets)),
@@ -126,6 +127,7 @@ class CommandWalker:
         self.cwds: tuple[str, ...] | None = (cwd,)  # None: not known
         self.oldpwd: tuple[str, ...] | None = None
         self.home = home
+        self.root: str | None = None  # the session's repository
         self.cdpath = cdpath
         self.stdin: Stdin | None = None  # None: inherited from the agent, which the command does not control
         self.depth = 0
