@@ -247,22 +247,53 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
 DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)
 
 
+class _Deadline(BaseException):
+    """The deadline's alarm (a BaseException, so no `except Exception` on the way swallows it)."""
+
+
 def evaluate_in_time(
     raw: bytes, opts: GuardOptions, environ: Mapping[str, str], deadline_s: float | None = None
 ) -> Outcome:
-    """`evaluate`, answered by the deadline: past it, a deny that says so (the stuck work is abandoned).
+    """`evaluate`, answered by the deadline: past it, a deny that says so.
 
     Each lock and read on the path has its own shorter deadline (safeio.py); this one also
-    covers what has none of its own: a manifest path that names a FIFO, a git that hangs."""
+    covers what has none of its own: a manifest path that names a FIFO, a git that hangs. In
+    the command hook (the main thread) it is an interval timer, no thread: its signal stops a
+    blocked read or a wait for git (whose process subprocess then kills). The one call it
+    could not stop, tree-sitter's parse in C, is bounded by its input (shell/walker.py,
+    MAX_HEREDOCS), so it ends in milliseconds. Elsewhere (the sidecar's handler threads) the
+    work runs on a thread that is abandoned at the deadline."""
+    import signal
     import threading
 
-    box: list[Outcome] = []
     limit = DEADLINE_S if deadline_s is None else deadline_s
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        return _with_alarm(raw, opts, environ, limit)
+    box: list[Outcome] = []
     worker = threading.Thread(target=lambda: box.append(evaluate(raw, opts, environ)), daemon=True)
     worker.start()
     worker.join(limit)
-    if box:
-        return box[0]
+    return box[0] if box else _timed_out(opts, limit)
+
+
+def _with_alarm(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], limit: float) -> Outcome:
+    import signal
+
+    def ring(signum: int, frame: object) -> None:
+        raise _Deadline
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return evaluate(raw, opts, environ)
+    except _Deadline:
+        return _timed_out(opts, limit)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _timed_out(opts: GuardOptions, limit: float) -> Outcome:
     decision = refuse(
         "guard-timeout",
         f"the guard did not decide within {limit:g} s (a file, lock or git call on its path did not answer)",

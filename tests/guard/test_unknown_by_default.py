@@ -151,3 +151,30 @@ def test_without_the_jail_an_unknown_command_is_asked(fenced: GitRepo, monkeypat
     monkeypatch.setitem(__import__("sys").modules, "scorer.jail", None)  # import fails: no jail here
     d = _decide(fenced, "pytest").decision
     assert (d.action, d.rewrite) == ("ask", None) and "could not run in the job's jail" in d.reason
+
+
+def test_a_long_heredoc_chain_is_unknown_unparsed(fenced: GitRepo):
+    # 3,200 heredocs pending on one line keep tree-sitter's C parse busy for seconds, past a
+    # deadline that cannot interrupt it; past MAX_HEREDOCS the command is unknown, not parsed.
+    n = 4000
+    command = "cat " + " ".join(f"<<E{i}" for i in range(n)) + " > tests/test_pricing.py\n"
+    command += "".join(f"x\nE{i}\n" for i in range(n))
+    d = _decide(fenced, command, "codex").decision
+    assert d.action != ALLOW and "more than 256 heredocs" in d.reason
+    ok = _decide(fenced, "cat > allowed/x.py <<'EOF'\nprint(1)\nEOF", "codex").decision
+    assert ok.action == ALLOW, ok.reason
+
+
+def test_the_command_hook_waits_for_its_deadline_without_a_thread(fenced: GitRepo, monkeypatch):
+    import threading
+
+    from scorer.guard import run
+
+    started: list[object] = []
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self))
+    payload = json.dumps({"session_id": "s", "cwd": str(fenced.root), "hook_event_name": "PreToolUse",
+                          "tool_name": "Write", "tool_input": {"file_path": f"{fenced.root}/allowed/n.py",
+                                                               "content": "x\n"}}).encode()  # fmt: skip
+    opts = GuardOptions("claude", manifest=str(fenced.manifest_path), log=False)
+    outcome = run.evaluate_in_time(payload, opts, dict(os.environ))
+    assert outcome.decision.action == ALLOW and started == []

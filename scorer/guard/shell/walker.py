@@ -141,6 +141,10 @@ class CommandWalker:
         if depth > MAX_DEPTH:
             self.unknown(f"shells nested more than {MAX_DEPTH} deep")
             return
+        too_much = _past_bound(command)
+        if too_much:  # tree-sitter's C parse cannot be stopped once started: bound its input instead
+            self.unknown(too_much)
+            return
         tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
         if tree.root_node.has_error:
             self.unknown("the command does not parse as bash")
@@ -583,6 +587,21 @@ class CommandWalker:
         saved = self.cwds, self.oldpwd
         self.run(code, self.depth + 1)
         self.cwds, self.oldpwd = saved
+
+
+# tree-sitter-bash takes time superlinear in the heredocs pending on one line (3,200: ~2 s here),
+# and a call in C cannot be interrupted; past these bounds the command is unknown unparsed.
+# At the bounds the parse takes tens of milliseconds (benchmarks/guard.py).
+MAX_COMMAND_BYTES = 1024 * 1024
+MAX_HEREDOCS = 256
+
+
+def _past_bound(command: str) -> str | None:
+    if len(command) > MAX_COMMAND_BYTES:
+        return f"the command is longer than {MAX_COMMAND_BYTES} bytes, more than the guard parses"
+    if command.count("<<") > MAX_HEREDOCS:
+        return f"the command has more than {MAX_HEREDOCS} heredocs or here-strings, more than the guard parses"
+    return None
 
 
 _SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
