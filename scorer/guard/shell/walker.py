@@ -145,6 +145,10 @@ class CommandWalker:
         if too_much:  # tree-sitter's C parse cannot be stopped once started: bound its input instead
             self.unknown(too_much)
             return
+        command, differs = bash_reading(command)
+        if differs:
+            self.unknown(differs)
+            return
         tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
         if tree.root_node.has_error:
             self.unknown("the command does not parse as bash")
@@ -337,7 +341,21 @@ class CommandWalker:
         """Set the heredoc as stdin; return what tree-sitter hung on it from the rest of the line."""
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
         content = next((c for c in node.children if c.type == "heredoc_body"), None)
+        end = next((c for c in node.children if c.type == "heredoc_end"), None)
         quoted = start is not None and bool(re.search(r"['\"\\]", _text(start)))
+        disagreement = _heredoc_end_differs(start, content, end, any(c.type == "<<-" for c in node.children))
+        if end is not None and not disagreement:  # the whole line tree-sitter ended on, as bash compares it
+            top = end
+            while top.parent is not None:
+                top = top.parent
+            source = top.text or b""
+            begin = source.rfind(b"\n", 0, end.start_byte - top.start_byte) + 1
+            stop = source.find(b"\n", end.end_byte - top.start_byte)
+            line = source[begin : stop if stop >= 0 else len(source)].decode("utf-8", "surrogateescape")
+            if line.lstrip("\t") != _text(end).lstrip("\t"):
+                disagreement = f"bash would not end the heredoc at the line {line!r}"
+        if disagreement:
+            self.unknown(disagreement)
         text: str | None = _text(content) if content is not None else ""
         if content is not None and not quoted:
             for child in content.named_children:
@@ -346,7 +364,7 @@ class CommandWalker:
             if any(c.type != "heredoc_content" for c in content.named_children):
                 text = None  # expansions change the text
             else:
-                text = re.sub(r"\\([$`\\\n])", r"\1", text or "")
+                text = re.sub(r"\\([$`\\])", r"\1", re.sub(r"\\\n", "", text or ""))  # bash drops \<newline> here
         if text is not None and any(c.type == "<<-" for c in node.children):
             text = re.sub(r"(?m)^\t+", "", text)
         self.stdin = Stdin("a heredoc", text)
@@ -604,12 +622,74 @@ def _past_bound(command: str) -> str | None:
     return None
 
 
+def bash_reading(command: str) -> tuple[str, str | None]:
+    """The command as bash's lexer reads it before tree-sitter sees it, or why the two would differ.
+
+    bash splits words on space, tab and newline only; tree-sitter-bash also on \\v, \\f and \\r,
+    so a command holding one is unknown. bash removes a backslash-newline (a line continuation)
+    everywhere but inside single quotes and comments, where tree-sitter takes it for a word
+    break: it is removed here the same way, and where a heredoc, a substitution or $'...'
+    would make that removal depend on more than quotes, the command is unknown
+    (tests/guard/test_parser_agrees_with_bash.py compares both with real bash)."""
+    if re.search(r"[\v\f\r]", command):
+        return command, "the command holds a vertical tab, form feed or carriage return, which bash splits otherwise"
+    if "\\\n" not in command:
+        return command, None
+    if re.search(r"<<|\$\(|`|\$'", command):
+        return command, "the command continues a line with a backslash next to a heredoc, substitution or $'...'"
+    out: list[str] = []
+    i, quote = 0, ""
+    while i < len(command):
+        c = command[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\" and command[i + 1 : i + 2] == "\n":
+            i += 2
+            continue
+        elif c == "\\":
+            out.append(command[i : i + 2])
+            i += 2
+            continue
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (not out or out[-1][-1:] in " \t\n;&|("):
+            end = command.find("\n", i)
+            end = len(command) if end < 0 else end
+            out.append(command[i:end])
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), None
+
+
 _SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
 
 
 def _system_program(name: str) -> bool:
     """`/usr/bin/ls` is the system's ls; `./ls` or `allowed/ls` is whatever the job put there."""
     return os.path.isabs(name) and os.path.realpath(name).startswith(_SYSTEM_DIRS)
+
+
+def _heredoc_end_differs(start: Any, content: Any, end: Any, strip_tabs: bool) -> str | None:
+    """Why bash would end this heredoc elsewhere than tree-sitter did (bash(1), Here Documents:
+    the delimiter is the word after quote removal, and the body ends at the first line that is
+    exactly it, after leading tabs with <<-), or None when they agree."""
+    if start is None or end is None:
+        return "a heredoc has no end the parser found"
+    word = _text(start)
+    if re.search(r"['\"]", word) and not re.fullmatch(r"'[^']*'|\"[^\"\\$`]*\"", word):
+        return f"the heredoc delimiter {word!r} is partly quoted, which bash and the parser read differently"
+    delimiter = word[1:-1] if word[:1] in "'\"" else re.sub(r"\\(.)", r"\1", word)
+    closing = _text(end)
+    lines = (_text(content) if content is not None else "").split("\n")
+    if strip_tabs:
+        closing, lines = closing.lstrip("\t"), [line.lstrip("\t") for line in lines]
+    if closing != delimiter or delimiter in lines[1:-1]:
+        return f"bash would end the heredoc {delimiter!r} at another line than the parser did"
+    return None
 
 
 def _union(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
