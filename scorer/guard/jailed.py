@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from scorer.jail import Policy
 
 MAX_WALK = 20_000  # entries looked at for read-only files under the write roots; past it, no jail (ask)
-_GIT_PROTECTED = ("config", "hooks", "info", "score-diff")  # score-diff: the turn state and decision log
+_GIT_PROTECTED = ("config", "hooks", "info")
 _GLOB_CHARS = "*?[{"
 
 
