@@ -16,7 +16,7 @@ from scorer import decision_log
 from scorer.decision_log import DecisionLogError, export, format_records, read, record
 from scorer.model import FAIL, PASS, Result, Violation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAKE_TOKEN = "gh" + "p_" + "Zq3Lw8Rt5Yk2" * 3  # built at run time; 36 characters after the prefix
 
 
@@ -318,7 +318,7 @@ def test_the_gate_is_inferred_from_the_environment(environ: dict[str, str], gate
 
 
 def test_a_scoring_run_logs_its_test_branch_and_gate_and_log_filters_them(committed, monkeypatch) -> None:
-    from conftest import run_cli
+    from tests.testing.repo import run_cli
 
     log = str(committed.scratch / "log.sqlite3")
     committed.git("checkout", "-q", "-b", "agent-x")

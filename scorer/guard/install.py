@@ -123,7 +123,7 @@ def _fence(root: str, git_dir: str, args: argparse.Namespace, environ: Mapping[s
     return loaded.fence, ""
 
 
-def _codex_sandbox(root: Path, fence: Any, print_only: bool, stdout: TextIO) -> int:
+def _codex_sandbox(root: Path, fence: Any, stdout: TextIO) -> int:
     from .sandbox import merged_codex
 
     path = root / ".codex" / "config.toml"
@@ -132,9 +132,6 @@ def _codex_sandbox(root: Path, fence: Any, print_only: bool, stdout: TextIO) -> 
     except (OSError, ValueError) as exc:
         stdout.write(f"score-diff guard install: cannot merge {path}: {exc}\n")
         return 2
-    if print_only:
-        stdout.write(f"# {path}\n{text}")
-        return 0
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     stdout.write(f"wrote {path}: sandbox_mode = workspace-write, network off unless the job allows it\n")
@@ -187,10 +184,10 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
     except (OSError, ValueError) as exc:
         stdout.write(f"score-diff guard install: cannot merge {path}: {exc}\n")
         return 2
-    if fence is not None and args.agent == CODEX:
-        if _codex_sandbox(Path(root), fence, args.print_only, stdout) != 0:
+    if fence is not None and args.agent == CODEX and not args.print_only:  # --print: the hook file only
+        if _codex_sandbox(Path(root), fence, stdout) != 0:
             return 2
-    elif args.agent in SANDBOXED and fence is None:
+    elif args.agent in SANDBOXED and fence is None and not args.print_only:
         stdout.write(f"score-diff guard install: the agent's sandbox settings are not written ({why})\n")
     if args.print_only:
         stdout.write(text)

@@ -37,7 +37,7 @@ def check(
     found += _agents(repo.work_tree)
     from .sandbox_settings import findings as sandbox_findings  # the agent's own sandbox (issue 28)
 
-    found += sandbox_findings(repo.work_tree, repo.git_dir, environ)
+    found += [Finding(*f) for f in sandbox_findings(repo.work_tree, repo.git_dir, environ)]
     found += [_test(repo, base, rel, environ)]
     return found
 

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .doctor import MISSING, OK, Finding
+# doctor's states; a finding is (state, what, fix), made a doctor.Finding by doctor.check
+OK, MISSING = "ok", "MISSING"
+Finding = tuple[str, str, str]
 
 
 def findings(root: str, git_dir: str, environ: Mapping[str, str]) -> list[Finding]:
@@ -29,7 +31,7 @@ def findings(root: str, git_dir: str, environ: Mapping[str, str]) -> list[Findin
     try:
         fence = load_fence(root, git_dir, GuardOptions(agents[0]), environ, None).fence
     except ScoreDiffError as exc:
-        return [Finding(MISSING, f"the agent's sandbox cannot be checked: {exc}", "commit the job manifest")]
+        return [(MISSING, f"the agent's sandbox cannot be checked: {exc}", "commit the job manifest")]
     return [_claude(root, fence) if agent == "claude" else _codex(root, fence) for agent in agents]
 
 
@@ -43,7 +45,7 @@ def _claude(root: str, fence: Any) -> Finding:
         settings = {}
     have = settings.get("sandbox") if isinstance(settings, dict) else None
     if not isinstance(have, dict):
-        return Finding(MISSING, ".claude/settings.json has no sandbox settings", fix)
+        return (MISSING, ".claude/settings.json has no sandbox settings", fix)
     want = claude_sandbox(fence)
     wrong = [k for k in ("enabled", "failIfUnavailable", "allowUnsandboxedCommands") if have.get(k) is not want[k]]
     deny = (have.get("filesystem") or {}).get("denyWrite") or []
@@ -52,8 +54,8 @@ def _claude(root: str, fence: Any) -> Finding:
     if wrong or missing or network:
         what = ", ".join([f"sandbox.{k}" for k in wrong] + [f"denyWrite lacks {p}" for p in missing[:3]])
         what += ", network is open" if network else ""
-        return Finding(MISSING, f"Claude Code's sandbox does not match the manifest ({what.lstrip(', ')})", fix)
-    return Finding(OK, "Claude Code's sandbox matches the manifest (.claude/settings.json)")
+        return (MISSING, f"Claude Code's sandbox does not match the manifest ({what.lstrip(', ')})", fix)
+    return (OK, "Claude Code's sandbox matches the manifest (.claude/settings.json)", "")
 
 
 def _codex(root: str, fence: Any) -> Finding:
@@ -63,7 +65,7 @@ def _codex(root: str, fence: Any) -> Finding:
     try:
         text = Path(root, ".codex", "config.toml").read_text(encoding="utf-8")
     except OSError:
-        return Finding(MISSING, ".codex/config.toml has no sandbox settings", fix)
+        return (MISSING, ".codex/config.toml has no sandbox settings", fix)
     if read_codex(text) != read_codex(codex_config(fence)):
-        return Finding(MISSING, "Codex's sandbox (.codex/config.toml) does not match the manifest", fix)
-    return Finding(OK, "Codex's sandbox matches the manifest (.codex/config.toml)")
+        return (MISSING, "Codex's sandbox (.codex/config.toml) does not match the manifest", fix)
+    return (OK, "Codex's sandbox matches the manifest (.codex/config.toml)", "")

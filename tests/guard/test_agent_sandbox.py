@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GitRepo, run_cli
+
+from tests.testing.repo import GitRepo, run_cli
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo
 
 from scorer.guard.decide import ALLOW
 from scorer.guard.run import GuardOptions, evaluate
+from tests.testing.repo import GitRepo
 
 
 @pytest.fixture

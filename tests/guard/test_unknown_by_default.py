@@ -14,11 +14,11 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo
-from guardkit import jail_api, run_bash
 
 from scorer.guard.decide import ALLOW
 from scorer.guard.run import GuardOptions, evaluate
+from tests.testing.jail import jail_api, run_bash
+from tests.testing.repo import GitRepo
 
 __all__ = ["jail_api"]
 
