@@ -30,9 +30,6 @@ class GuardOptions(NamedTuple):
     log_db: str | None = None
 
 
-Options = GuardOptions  # the old name, until scorer/commands/guard.py and serve.py import GuardOptions
-
-
 class Loaded(NamedTuple):
     """A validated manifest for one repository, and the bytes it was read from."""
 
