@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Bytecode as an installed package has it, even under PYTHONDONTWRITEBYTECODE.
     compileall.compile_dir(str(Path(scorer.__file__).parent), quiet=1)
-    if args.baseline is not None:
+    if args.baseline is not None and args.baseline.is_dir():
         compileall.compile_dir(str(args.baseline / "scorer"), quiet=1)
     gen = ensure(SIZES[args.size])
     repo = tracked_copy(str(gen.repo), gen.manifest) if args.tracked else str(gen.repo)
