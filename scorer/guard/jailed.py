@@ -52,8 +52,15 @@ def write_roots(fence: GuardScope) -> list[str]:
         while not os.path.exists(place) and place != fence.root:
             place = os.path.dirname(place)  # a file not made yet: its nearest existing directory
         roots.append(os.path.realpath(place))
-    roots += [*fence.scratch, os.path.realpath(tempfile.gettempdir())]
+    temp = os.path.realpath(tempfile.gettempdir())
+    roots += list(fence.scratch)
+    if not _contains(temp, fence.root):  # a repository under /tmp must not become writable whole
+        roots.append(temp)
     return list(dict.fromkeys(r for r in roots if os.path.exists(r)))
+
+
+def _contains(outer: str, inner: str) -> bool:
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
 def read_only(fence: GuardScope, roots: Sequence[str]) -> list[str]:
@@ -66,18 +73,25 @@ def read_only(fence: GuardScope, roots: Sequence[str]) -> list[str]:
             os.path.join(fence.root, fence.manifest_rel + ".sha256"),
         ]
     seen = 0
-    for root in roots:
-        if root != fence.root and not root.startswith(fence.root + os.sep):
+    walked = [fence.root] if any(_contains(r, fence.root) for r in roots) else roots
+    for root in walked:
+        if not _contains(fence.root, root):
             continue
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) != fence.git_dir]
             seen += len(dirnames) + len(filenames)
             if seen > MAX_WALK:
                 raise NoJail(f"the write set holds more than {MAX_WALK} files to sort")
-            for name in dirnames + filenames:
+            for name in filenames:
                 full = os.path.join(dirpath, name)
                 if _denied(fence, os.path.relpath(full, fence.root).replace(os.sep, "/")):
                     found.append(full)
+            for name in list(dirnames):
+                full = os.path.join(dirpath, name)
+                rel = os.path.relpath(full, fence.root).replace(os.sep, "/")
+                if _denied(fence, rel) or _denied(fence, rel + "/new"):  # a new file there would be denied
+                    found.append(full)
+                    dirnames.remove(name)  # read-only whole: nothing under it to list
     return list(dict.fromkeys(p for p in found if os.path.lexists(p)))
 
 

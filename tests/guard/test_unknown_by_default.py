@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from scorer.guard.decide import ALLOW
 from scorer.guard.run import GuardOptions, evaluate
-from tests.testing.jail import jail_api, run_bash
+from tests.testing.jail import REAL_JAIL, jail_api, run_bash, snapshot
 from tests.testing.repo import GitRepo
 
 __all__ = ["jail_api"]
@@ -178,3 +180,25 @@ def test_the_command_hook_waits_for_its_deadline_without_a_thread(fenced: GitRep
     opts = GuardOptions("claude", manifest=str(fenced.manifest_path), log=False)
     outcome = run.evaluate_in_time(payload, opts, dict(os.environ))
     assert outcome.decision.action == ALLOW and started == []
+
+
+@pytest.mark.skipif(not REAL_JAIL, reason="scorer.jail (the jail, issue 26) is not installed in this build")
+@pytest.mark.parametrize("command", ATTACKS + JAILED)
+def test_a_rewritten_command_run_by_bash_changes_no_denied_path(committed: GitRepo, command: str, tmp_path: Path):
+    # decided against the copy bash runs in, so the jail's paths are the copy's
+    place = tmp_path / "copy"
+    shutil.copytree(committed.root, place, symlinks=True)
+    copy = GitRepo.__new__(GitRepo)
+    copy.root, copy.scratch = place, committed.scratch
+    for path, text in (("tests/test_pricing.py", "t\n"), ("tests/allowed/conftest.py", "\n"), ("list", "allowed\n")):
+        (place / path).parent.mkdir(parents=True, exist_ok=True)
+        (place / path).write_text(text)
+    copy.manifest_path = committed.write_manifest(allowed_paths=["allowed/**"], forbidden_globs=["tests/**"])
+    d = _decide(copy, command).decision
+    if d.action != ALLOW:
+        return
+    before = snapshot(place)
+    subprocess.run(["bash", "-c", d.rewrite or command], cwd=place, stdin=subprocess.DEVNULL, capture_output=True,
+                   timeout=60, check=False)  # fmt: skip
+    after = snapshot(place)
+    assert _denied({p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}) == []
