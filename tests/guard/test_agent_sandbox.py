@@ -34,14 +34,16 @@ def test_claude_gets_its_sandbox_from_the_manifest_and_doctor_checks_it(project:
         False,
     )
     deny = sandbox["filesystem"]["denyWrite"]
-    for path in ("./tests/test_app.py", "./job_manifest.json", "./.git/config", "./.git/hooks", "./.git/info"):
+    for path in ("./tests", "./job_manifest.json", "./.git/config", "./.git/hooks", "./.git/info"):
         assert path in deny, deny
     assert "./src/app.py" not in deny and sandbox["network"] == {"allowedDomains": []}
     assert settings["hooks"]["PreToolUse"]  # the hooks are there too
     project.commit("the guard")
     assert _doctor_lines(project, " ok ") and not _doctor_lines(project, "MISSING")
-    project.write("tests/test_new.py", "\n")  # a new forbidden file the sandbox does not list yet
-    project.commit("a new test")
+    manifest = json.loads((project.root / "job_manifest.json").read_text())
+    manifest["forbidden_globs"].append("src/app.py")  # the fence grew since install
+    project.write("job_manifest.json", json.dumps(manifest))
+    project.commit("a wider fence")
     assert _doctor_lines(project, "does not match the manifest")
 
 
