@@ -11,7 +11,12 @@ requests of a burst is one sample). Each round runs every row once, so load from
 spreads over all of them; p50 and p95 are reported. The decision log is written on every
 call, as in real use. `--tracked` commits the manifest in the repository and reads it from
 HEAD (git calls more per decision) instead of passing --manifest with a file outside it.
-`--baseline DIR` adds the command hook of another source checkout (the previous main) as a row.
+`--baseline DIR` adds the command hook of another source checkout (the previous main) as a row;
+`--baseline FILE` (an installed console script, e.g. /work/venvs/main-base/bin/score-diff) does
+the same with that build. Two Bash payloads are timed too: a known command (`git status`,
+answered as it is) and an unknown one (`pytest -q`, answered by a rewrite into the job's jail
+where scorer.jail is installed, else asked), and, with the jail installed, the jail's own cost:
+`score-diff jail ... -- bash -c true` beside `bash -c true`.
 """
 
 from __future__ import annotations
@@ -106,21 +111,27 @@ def main(argv: list[str] | None = None) -> int:
 
     # Bytecode as an installed package has it, even under PYTHONDONTWRITEBYTECODE.
     compileall.compile_dir(str(Path(scorer.__file__).parent), quiet=1)
-    if args.baseline is not None:
+    if args.baseline is not None and args.baseline.is_dir():
         compileall.compile_dir(str(args.baseline / "scorer"), quiet=1)
     gen = ensure(SIZES[args.size])
     repo = tracked_copy(str(gen.repo), gen.manifest) if args.tracked else str(gen.repo)
     target = sorted(gen.info["touched_paths"])[0]
-    payload = json.dumps(
-        {
-            "session_id": "bench",
-            "prompt_id": "p",
-            "cwd": repo,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Write",
-            "tool_input": {"file_path": f"{repo}/{target}", "content": "x = 1\n" * 40},
-        }
-    ).encode()
+
+    def hook_payload(tool: str, tool_input: dict[str, str]) -> bytes:
+        return json.dumps(
+            {
+                "session_id": f"bench-{os.getpid()}",  # a session of its own: the fence is pinned to it
+                "prompt_id": "p",
+                "cwd": repo,
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": tool_input,
+            }
+        ).encode()
+
+    payload = hook_payload("Write", {"file_path": f"{repo}/{target}", "content": "x = 1\n" * 40})
+    known = hook_payload("Bash", {"command": "git status --short"})
+    unknown = hook_payload("Bash", {"command": "pytest -q"})
     log_db = str(Path(tempfile.mkdtemp()) / "bench.sqlite3")
     fence = [] if args.tracked else ["--manifest", str(gen.manifest)]
     guard = [sys.executable, "-m", "scorer", "guard", "--agent", "claude", *fence, "--log-db", log_db]
@@ -129,10 +140,22 @@ def main(argv: list[str] | None = None) -> int:
         "git rev-parse": (["git", "-C", repo, "rev-parse", "--show-toplevel", "--absolute-git-dir"], b""),
         "guard (command hook)": (guard, payload),
     }
-    if args.baseline is not None:  # the same hook from another checkout, first on sys.path
+    commands["guard, Bash known (git status)"] = (guard, known)
+    commands["guard, Bash unknown (pytest -q)"] = (guard, unknown)
+    if args.baseline is not None and args.baseline.is_file():  # an installed console script
+        before = [str(args.baseline), *guard[3:]]
+    elif args.baseline is not None:  # the same hook from another checkout, first on sys.path
         first = f"import sys; sys.path.insert(0, {str(args.baseline.resolve())!r}); from scorer.entry import main; "
         before = [sys.executable, "-c", first + "sys.argv[0] = 'score-diff'; raise SystemExit(main())", *guard[3:]]
+    if args.baseline is not None:
         commands["guard (command hook), baseline"] = (before, payload)
+        commands["guard, Bash known, baseline"] = (before, known)
+    import importlib.util
+
+    if importlib.util.find_spec("scorer.jail") is not None:  # the jail's own cost, for a command that does nothing
+        jail = [sys.executable, "-m", "scorer", "jail", "--write", repo, "--network", "off", "--"]
+        commands["bash -c true"] = (["bash", "-c", "true"], b"")
+        commands["score-diff jail -- bash -c true"] = ([*jail, "bash", "-c", "true"], b"")
     check = subprocess.run(guard, input=payload, capture_output=True, cwd=repo)
     if check.returncode != 0 or check.stdout.strip():
         raise SystemExit(f"the guard did not allow the benchmark write: {check.stdout!r} {check.stderr!r}")
@@ -162,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     floor = pct(times["python -c pass"], 0.5) + pct(times["git rev-parse"], 0.5)
     hook = pct(times["guard (command hook)"], 0.5)
     print(f"command hook / (start-up + one git call) = {hook / floor:.2f}x (target 2x: {2 * floor:.1f} ms)")
+    if "guard, Bash known, baseline" in times:
+        now, then = pct(times["guard, Bash known (git status)"], 0.5), pct(times["guard, Bash known, baseline"], 0.5)
+        print(f"known Bash command: {now:.1f} ms now, {then:.1f} ms baseline ({now / then:.2f}x)")
+    if "score-diff jail -- bash -c true" in times:
+        cost = pct(times["score-diff jail -- bash -c true"], 0.5) - pct(times["bash -c true"], 0.5)
+        print(f"the jail's cost for an unknown command: {cost:.1f} ms p50 on top of the command")
     single, ten = pct(times[one], 0.5), pct(times[many], 0.5)
     print(f"sidecar p50: {single:.1f} ms one client (target 5), {ten:.1f} ms ten (target 10)")
     return 0

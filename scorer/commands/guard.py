@@ -136,10 +136,10 @@ def run(opts: argparse.Namespace | SimpleNamespace, ctx: Context) -> int:
     import time
 
     from ..guard.payload import MAX_PAYLOAD_BYTES
-    from ..guard.run import Options, evaluate_in_time, log
+    from ..guard.run import GuardOptions, evaluate_in_time, log
 
     raw = _read(ctx, MAX_PAYLOAD_BYTES + 1)
-    options = Options(
+    options = GuardOptions(
         agent=opts.agent,
         manifest=opts.manifest,
         cwd=ctx.cwd,

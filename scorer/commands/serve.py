@@ -29,11 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def make_server(args: argparse.Namespace, ctx: Context) -> object:
-    from ..guard.run import Options
+    from ..guard.run import GuardOptions
     from ..guard.serve import GuardServer, check_bind
 
     check_bind(args.bind)
-    opts = Options(
+    opts = GuardOptions(
         agent="claude", manifest=args.manifest, cwd=ctx.cwd, shadow=args.shadow, log=not args.no_log, log_db=args.log_db
     )
     return GuardServer(args.port, ctx.environ, opts)

@@ -13,11 +13,13 @@ agent cannot ask), never allowed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import paths
 from .payload import OPAQUE, OTHER, PROMPT, READ, SHELL, WRITE, Target, ToolCall
+from .sessions import nested_repository
 
 if TYPE_CHECKING:
     from ..checks.job import Job
@@ -53,6 +55,7 @@ class Decision(NamedTuple):
     findings: tuple[Finding, ...] = ()
     prompted: tuple[str, ...] = ()  # sensitive paths prompted for in this decision (turn state)
     granted: tuple[str, ...] = ()  # sensitive paths whose justification was accepted
+    rewrite: str | None = None  # an allowed shell call runs this command instead (jailed.py)
 
 
 def allow(reason: str, paths_: Sequence[str] = ()) -> Decision:
@@ -110,7 +113,13 @@ def _shell(call: ToolCall, fence: GuardScope, findings: list[Finding], unresolve
     from . import shell
 
     command = call.command or ""
-    facts = shell.analyse(command, call.workdir or call.cwd, fence.home, "set" if fence.cdpath else None)
+    where = call.workdir or call.cwd
+    facts = shell.analyse(command, where, fence.home, "set" if fence.cdpath else None, root=fence.root)
+    nested = nested_repository(where, fence.root)
+    if nested is not None:
+        unresolved.append(
+            f"the command runs in {nested}, a repository nested in the session's, with a fence of its own"
+        )
     findings += [Finding("gate-skip", s) for s in facts.gate_skips]
     findings += [Finding(v.code, v.message) for v in _content(fence.job, [("(the command)", command)])]
     unresolved += facts.unresolved
@@ -128,20 +137,48 @@ def _judge(
     sensitive: list[tuple[str, str]] = []  # (path, category: reason)
     contents: list[tuple[str, str]] = []
     checked: list[str] = []
+    links = _links(call, targets, fence)
     for target in targets:
-        place = paths.resolve(target.path, target.cwd or call.cwd, fence.root, fence.home)
+        place = paths.resolve(
+            target.path, target.cwd or call.cwd, fence.root, fence.home, None if target.op == "link" else links
+        )
         if place is None:
             unresolved.append(f"where {target.path!r} lands cannot be told ('~user' or no HOME)")
             continue
-        shown = place.rel if place.rel is not None else place.real
-        checked.append(shown)
-        findings += _path_findings(target, place, fence, sensitive, unresolved)
-        if target.content and place.rel is not None:
-            contents.append((place.rel, target.content))
+        for same in _identities(place, fence, unresolved):
+            shown = same.rel if same.rel is not None else same.real
+            checked.append(shown)
+            findings += _path_findings(target, same, fence, sensitive, unresolved)
+            if target.content and same.rel is not None:
+                contents.append((same.rel, target.content))
     findings += [Finding(v.code, v.message, v.path) for v in _content(fence.job, contents)]
     if findings:
         return _deny(findings, checked, fence)
     return _sensitive_or_ask(sensitive, unresolved, checked, turn)
+
+
+def _links(call: ToolCall, targets: list[Target], fence: GuardScope) -> dict[str, str]:
+    """The symlinks the call makes (link -> where it points, both absolute), so a later write
+    through one is judged where it lands (`ln -s ../tests/x src/t && echo > src/t`)."""
+    made: dict[str, str] = {}
+    for t in targets:
+        if t.op != "link" or not t.link_target:
+            continue
+        full = paths.expand(t.path, t.cwd or call.cwd, fence.home)
+        if full is None:
+            continue
+        link = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+        made[link] = os.path.normpath(os.path.join(os.path.dirname(link), t.link_target))
+    return made
+
+
+def _identities(place: paths.Place, fence: GuardScope, unresolved: list[str]) -> list[paths.Place]:
+    """The target and every other name of the same file (st_dev, st_ino) in the repository."""
+    others = paths.same_files(place.real, fence.root)
+    if others is None:
+        unresolved.append(f"{place.named!r} is a hard link whose other names the guard cannot all find")
+        return [place]
+    return [place] + [paths.Place(o, paths.relative_to(o, fence.root), place.named) for o in others]
 
 
 def _path_findings(

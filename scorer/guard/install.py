@@ -19,6 +19,8 @@ added once (a second install changes nothing).
   bash, powershell, timeoutSec}]}}` for `preToolUse` and `userPromptSubmitted`, entries not
   grouped and no matcher (every tool) (https://docs.github.com/en/copilot/reference/hooks-reference,
   "Hooks locations", "Command hooks", "Matcher filtering").
+- The agent's own sandbox (Claude Code's `sandbox` settings in the same file, Codex's
+  `.codex/config.toml`), written from the job manifest: sandbox.py cites each key.
 - Cursor: `.cursor/hooks.json` (project level), `{"version": 1, "hooks": {EVENT: [{command}]}}`
   for `beforeShellExecution` and `beforeMCPExecution` (eqtylab/cupcake
   docs/docs/reference/harnesses/cursor.md, "Setup"; johnlindquist/cursor-hooks src/types.ts,
@@ -106,6 +108,36 @@ def merged(existing: dict[str, Any], agent: str, command: str | None = None) -> 
     return config
 
 
+SANDBOXED = (CLAUDE, CODEX)  # agents whose own OS sandbox install writes from the manifest (sandbox.py)
+
+
+def _fence(root: str, git_dir: str, args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> tuple[Any, str]:
+    """The job's fence as the guard reads it, or (None, why) when there is none to write a sandbox from."""
+    from ..errors import ScoreDiffError
+    from .run import GuardOptions, load_fence
+
+    try:
+        loaded = load_fence(root, git_dir, GuardOptions(args.agent, manifest=args.manifest, cwd=cwd), environ, None)
+    except ScoreDiffError as exc:
+        return None, f"{exc}; pass --manifest, or commit the manifest and run install again"
+    return loaded.fence, ""
+
+
+def _codex_sandbox(root: Path, fence: Any, stdout: TextIO) -> int:
+    from .sandbox import merged_codex
+
+    path = root / ".codex" / "config.toml"
+    try:
+        text = merged_codex(path.read_text(encoding="utf-8") if path.exists() else "", fence)
+    except (OSError, ValueError) as exc:
+        stdout.write(f"score-diff guard install: cannot merge {path}: {exc}\n")
+        return 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    stdout.write(f"wrote {path}: sandbox_mode = workspace-write, network off unless the job allows it\n")
+    return 0
+
+
 def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO, cwd: str = ".") -> int:
     p = argparse.ArgumentParser(
         prog="score-diff guard install",
@@ -121,6 +153,10 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
         help="Claude Code only: ask score-diff serve through curl, failing closed when it does not answer",
     )
     p.add_argument("--port", type=int, default=7749, help="the sidecar's port, with --sidecar (default 7749)")
+    p.add_argument(
+        "--manifest", help="job manifest the agent's sandbox is written from (default: as the guard finds it)"
+    )
+    p.add_argument("--no-sandbox", action="store_true", help="write the hooks only, not the agent's sandbox settings")
     args = p.parse_args(argv)
     if args.sidecar and args.agent != CLAUDE:
         p.error("--sidecar is for --agent claude; other agents reach the sidecar as docs/guard.md shows")
@@ -129,19 +165,30 @@ def run_install(argv: Sequence[str], environ: Mapping[str, str], stdout: TextIO,
     from ..inspection.git import locate
 
     try:
-        root, _ = locate(os.path.join(cwd, args.repo), environ)
+        root, git_dir = locate(os.path.join(cwd, args.repo), environ)
     except GitError as exc:
         stdout.write(f"score-diff guard install: {exc}\n")
         return 2
     path = Path(root) / CONFIG_FILES[args.agent]
+    fence, why = (None, "--no-sandbox") if args.no_sandbox else _fence(root, git_dir, args, environ, cwd)
     try:
         existing = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         if not isinstance(existing, dict):
             raise ValueError("it is not a JSON object")
-        text = json.dumps(merged(existing, args.agent, command), indent=2) + "\n"
+        config = merged(existing, args.agent, command)
+        if fence is not None and args.agent == CLAUDE:
+            from .sandbox import merged_claude
+
+            config = merged_claude(config, fence)
+        text = json.dumps(config, indent=2) + "\n"
     except (OSError, ValueError) as exc:
         stdout.write(f"score-diff guard install: cannot merge {path}: {exc}\n")
         return 2
+    if fence is not None and args.agent == CODEX and not args.print_only:  # --print: the hook file only
+        if _codex_sandbox(Path(root), fence, stdout) != 0:
+            return 2
+    elif args.agent in SANDBOXED and fence is None and not args.print_only:
+        stdout.write(f"score-diff guard install: the agent's sandbox settings are not written ({why})\n")
     if args.print_only:
         stdout.write(text)
         return 0

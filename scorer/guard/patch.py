@@ -4,7 +4,8 @@ The format, as Codex's own apply_patch tool reads it (openai/codex, codex-rs/app
 `*** Begin Patch`, then sections `*** Add File: PATH` (every line `+text`),
 `*** Update File: PATH` (optionally followed by `*** Move to: NEW`, then `@@` hunks of
 ` `, `-` and `+` lines), `*** Delete File: PATH`, and `*** End Patch`. Paths are relative
-to the call's working directory unless absolute.
+to the call's working directory unless absolute. Headers are read after trimming the line,
+as Codex reads them.
 """
 
 from __future__ import annotations
@@ -45,14 +46,16 @@ def parse_patch(text: str) -> list[PatchFile]:
     for line in lines[start + 1 :]:
         if line.strip() == "*** End Patch":
             break
-        header, move = _HEADER.match(line), _MOVE.match(line)
+        # Codex trims a line before it reads it as a header (codex-rs/apply-patch/src/parser.rs,
+        # `parse_one_hunk`): ` *** Delete File: x` deletes x, so it is read as one here too.
+        header, move = _HEADER.match(line.strip()), _MOVE.match(line.strip())
         if header:
             sections.append((header.group(1).lower(), header.group(2).strip(), [], []))
         elif move and sections and sections[-1][0] == UPDATE and not sections[-1][2]:
             sections[-1][2].append(move.group(1).strip())
         elif line.startswith("+") and sections and sections[-1][0] in (ADD, UPDATE):
             sections[-1][3].append(line[1:] + "\n")
-        elif line.startswith("***") and line.strip() != "*** End of File":
+        elif line.strip().startswith("***") and line.strip() != "*** End of File":
             raise PatchError(f"unknown patch line {line[:80]!r}")
     if not sections:
         raise PatchError("the patch names no file")

@@ -3,13 +3,17 @@
 A path is joined to the call's working directory, `~` is expanded with the HOME the
 guard was given, and symlinks are resolved the way the write itself would follow them
 (os.path.realpath: existing links, then `..` physically). The result is repo-relative,
-in the same form git reports a changed path, or it is outside the repository.
+in the same form git reports a changed path, or it is outside the repository. An existing
+file is also judged by what it is (`same_files`: a hard link to a protected file is that file).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
+import stat
+from collections.abc import Mapping
 from typing import NamedTuple
 
 GIT_DIR_NAME = ".git"
@@ -25,9 +29,8 @@ class Place(NamedTuple):
 
 def expand(path: str, cwd: str, home: str | None) -> str | None:
     """The absolute spelling of `path`; None when `~user` or a missing HOME leaves it unknown."""
-    # Backslashes are separators, as the diff gate reads them (globs.normalise_path): a file
-    # named `a\\b` is checked as `a/b` here and there.
-    text = path.replace("\\", "/")
+    # A backslash is a separator only on Windows; on POSIX `a\\b` is one name, and the write lands there.
+    text = path.replace("\\", "/") if os.name == "nt" else path
     if text == "~" or text.startswith("~/"):
         if not home:
             return None
@@ -39,13 +42,59 @@ def expand(path: str, cwd: str, home: str | None) -> str | None:
     return text
 
 
-def resolve(path: str, cwd: str, root_real: str, home: str | None) -> Place | None:
-    """Resolve one target; None when the path cannot be known (see `expand`)."""
+def resolve(
+    path: str, cwd: str, root_real: str, home: str | None, links: Mapping[str, str] | None = None
+) -> Place | None:
+    """Resolve one target; None when the path cannot be known (see `expand`). `links` are the
+    symlinks the same command makes first (absolute link -> absolute target): a write through one
+    lands where it points, though it does not exist yet when the guard looks."""
     full = expand(path, cwd, home)
     if full is None:
         return None
     real = os.path.realpath(full)
+    for _ in range(8):  # a link to a link the command also makes
+        hop = _through(real, links or {})
+        if hop is None:
+            break
+        real = os.path.realpath(hop)
     return Place(real, relative_to(real, root_real), path)
+
+
+def _through(real: str, links: Mapping[str, str]) -> str | None:
+    """`real` with its longest prefix that is a link the command makes replaced by where it points."""
+    probe = real
+    while probe and probe != os.path.dirname(probe):
+        target = links.get(probe)
+        if target is not None and target != probe:
+            return target + real[len(probe) :]
+        probe = os.path.dirname(probe)
+    return None
+
+
+def same_files(real: str, root_real: str, limit: int = 50_000) -> list[str] | None:
+    """The other names of an existing file with more than one hard link (by st_dev and st_ino),
+    searched under the repository: [] for a file with one name, None when a name is not found
+    there (outside it, or past `limit` entries), so the write cannot be placed."""
+    try:
+        st = os.lstat(real)
+    except OSError:
+        return []
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return []
+    found, seen = [], 0
+    for dirpath, dirnames, filenames in os.walk(root_real):
+        seen += len(dirnames) + len(filenames)
+        if seen > limit:
+            return None
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if full == real:
+                continue
+            with contextlib.suppress(OSError):
+                other = os.lstat(full)
+                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                    found.append(full)
+    return found if len(found) + 1 >= st.st_nlink else None
 
 
 def relative_to(real: str, root_real: str) -> str | None:

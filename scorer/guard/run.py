@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
-from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, parse_json
+from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -28,9 +28,6 @@ class GuardOptions(NamedTuple):
     shadow: bool = False
     log: bool = True
     log_db: str | None = None
-
-
-Options = GuardOptions  # the old name, until scorer/commands/guard.py and serve.py import GuardOptions
 
 
 class Loaded(NamedTuple):
@@ -59,6 +56,18 @@ class FenceCache:
                 self._roots.clear()
             self._roots[cwd] = found
         return found
+
+
+def _session_repository(call: ToolCall, environ: Mapping[str, str], cache: FenceCache | None) -> tuple[str, str]:
+    """The repository the session started in (sessions.py), not the one the call's cwd is in."""
+    from . import sessions
+
+    found = sessions.pinned(call.session, environ)
+    if found is not None:
+        return found.root, found.git_dir
+    root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
+    sessions.pin(call.session, sessions.Pinned(root, git_dir), environ)
+    return root, git_dir
 
 
 def load_fence(
@@ -122,7 +131,7 @@ def evaluate(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: 
         from .agents import lookup  # one module per agent, by name
 
         call = lookup(opts.agent).normalise(parse_json(raw))
-        root, git_dir = (cache or FenceCache()).locate(call.cwd, environ)
+        root, git_dir = _session_repository(call, environ, cache)
         loaded = load_fence(root, git_dir, opts, environ, cache)
         if environ.get("CDPATH"):  # the hook runs in the agent's environment, so its commands see it too
             loaded = loaded._replace(fence=loaded.fence._replace(cdpath=True))
@@ -133,7 +142,7 @@ def evaluate(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: 
         code = getattr(exc, "code", "internal-error")
         decision = refuse(code, f"{exc}" if code != "internal-error" else f"unexpected {type(exc).__name__}: {exc}")
     shadow = opts.shadow or bool(loaded and loaded.shadow)
-    told = decision._replace(action=ALLOW) if shadow and decision.code != "ok" else decision
+    told = decision._replace(action=ALLOW, rewrite=None) if shadow and decision.code != "ok" else decision
     if shadow and decision.code != "ok":
         told = told._replace(reason=f"shadow mode: allowed; would have answered {decision.action}")
     answer = render(told, opts.agent, call.event if call else "PreToolUse")
@@ -172,9 +181,20 @@ def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:
         return decide(call, loaded.fence, TurnView(), loaded.allowed_tools)
     turn = turns.current(git_dir, call.session, call.turn)
     decision = decide(call, loaded.fence, _turn_view(call, loaded, turn), loaded.allowed_tools)
+    if decision.code == "unresolved" and call.kind == SHELL and call.command and _rewrites(call.agent):
+        from . import jailed
+
+        decision = jailed.rewrite(decision, loaded.fence, call.command)
     if not loaded.shadow:  # shadow mode tells the agent nothing, so it grants and prompts nothing
         turns.record(git_dir, turn, decision.prompted, decision.granted)
     return decision
+
+
+def _rewrites(agent: str) -> bool:
+    """Whether the agent lets a hook replace a shell call's command (its module's REWRITES_SHELL)."""
+    from .agents import lookup
+
+    return bool(getattr(lookup(agent), "REWRITES_SHELL", False))
 
 
 def log_row(outcome: Outcome, opts: GuardOptions, duration_s: float) -> dict[str, object]:
@@ -224,22 +244,53 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
 DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)
 
 
+class _Deadline(BaseException):
+    """The deadline's alarm (a BaseException, so no `except Exception` on the way swallows it)."""
+
+
 def evaluate_in_time(
     raw: bytes, opts: GuardOptions, environ: Mapping[str, str], deadline_s: float | None = None
 ) -> Outcome:
-    """`evaluate`, answered by the deadline: past it, a deny that says so (the stuck work is abandoned).
+    """`evaluate`, answered by the deadline: past it, a deny that says so.
 
     Each lock and read on the path has its own shorter deadline (safeio.py); this one also
-    covers what has none of its own: a manifest path that names a FIFO, a git that hangs."""
+    covers what has none of its own: a manifest path that names a FIFO, a git that hangs. In
+    the command hook (the main thread) it is an interval timer, no thread: its signal stops a
+    blocked read or a wait for git (whose process subprocess then kills). The one call it
+    could not stop, tree-sitter's parse in C, is bounded by its input (shell/walker.py,
+    MAX_HEREDOCS), so it ends in milliseconds. Elsewhere (the sidecar's handler threads) the
+    work runs on a thread that is abandoned at the deadline."""
+    import signal
     import threading
 
-    box: list[Outcome] = []
     limit = DEADLINE_S if deadline_s is None else deadline_s
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        return _with_alarm(raw, opts, environ, limit)
+    box: list[Outcome] = []
     worker = threading.Thread(target=lambda: box.append(evaluate(raw, opts, environ)), daemon=True)
     worker.start()
     worker.join(limit)
-    if box:
-        return box[0]
+    return box[0] if box else _timed_out(opts, limit)
+
+
+def _with_alarm(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], limit: float) -> Outcome:
+    import signal
+
+    def ring(signum: int, frame: object) -> None:
+        raise _Deadline
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return evaluate(raw, opts, environ)
+    except _Deadline:
+        return _timed_out(opts, limit)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _timed_out(opts: GuardOptions, limit: float) -> Outcome:
     decision = refuse(
         "guard-timeout",
         f"the guard did not decide within {limit:g} s (a file, lock or git call on its path did not answer)",

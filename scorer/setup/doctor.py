@@ -35,6 +35,9 @@ def check(
     found = _fence(repo, base, rel)
     found += [_hook(repo, stage, base) for stage in ("pre-commit", "commit-msg")]
     found += _agents(repo.work_tree)
+    from .sandbox_settings import findings as sandbox_findings  # the agent's own sandbox (issue 28)
+
+    found += [Finding(*f) for f in sandbox_findings(repo.work_tree, repo.git_dir, environ)]
     found += [_test(repo, base, rel, environ)]
     return found
 

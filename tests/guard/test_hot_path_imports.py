@@ -40,6 +40,7 @@ WRITE_PATH = [
     "scorer.guard.payload",
     "scorer.guard.run",
     "scorer.guard.safeio",
+    "scorer.guard.sessions",  # issue 28: the fence pinned to the session
     "scorer.guard.turns",
     "scorer.inspection",
     "scorer.inspection.git",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 from pathlib import Path
@@ -13,6 +14,8 @@ from scorer import main as cli
 from scorer.decision_log import read
 from tests.testing.guard import MANIFEST, Guarded, _payload, _transcript, observed, run_guard, transcript_dir
 from tests.testing.repo import GitRepo
+
+JAIL_INSTALLED = importlib.util.find_spec("scorer.jail") is not None
 
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
 CASES = sorted(str(p.relative_to(FIXTURES).with_suffix("")) for p in FIXTURES.glob("*/*.json"))
@@ -45,6 +48,8 @@ def test_recorded_payload(guarded: Guarded, case: str):
     want = expected["action"]
     if agent not in ("claude", "cursor") and want == "ask":  # only these can ask; the others are told deny
         want = "deny"
+    if agent == "claude" and want == "ask" and JAIL_INSTALLED and payload.get("tool_name") == "Bash":
+        want = "allow"  # an unknown command runs rewritten into the job's jail (issue 28)
     assert observed(agent, code, out, err) == want, (out, err)
     row = guarded.last()
     codes = [v["code"] for v in row["violations"]]

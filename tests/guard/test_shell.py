@@ -88,9 +88,9 @@ ATTACKS = [
     ("vim -c 'normal ix' -c wq other/b.py", "ask"),
 ]
 
+# pytest, make, python and awk run code the guard does not read: since issue 28 they run in the
+# job's jail, rewritten, still without a prompt (tests/guard/test_unknown_by_default.py).
 NEIGHBOURS = [
-    "pytest",
-    "python -m pytest -q tests",
     "git status",
     "git diff --stat && git log --oneline -5",
     "git add allowed/a.py && git commit -m wip",
@@ -103,19 +103,12 @@ NEIGHBOURS = [
     "xargs grep -l x < list",
     "ls | head",
     "ls -la && grep -rn x allowed | head -20",
-    "cd allowed && pytest",
     "cd allowed && tee b.py < /dev/null",
     "(cd other && ls); echo hi > allowed/x.txt",
     "find . -name '*.py' -not -path './.git/*'",
     "find . -name '*.py' -exec grep -l x {} +",
     "sort allowed/a.py | uniq -c",
-    "timeout 60 pytest -x",
-    "env PYTHONPATH=. pytest",
-    "nice -n 5 make test",
-    "python3 -c 'print(1 + 1)'",
     "bash -c 'echo hi'",
-    "cat <<'EOF' | python3\nprint(1)\nEOF",
-    "awk '{print $1}' allowed/a.py",
     "ls > /dev/null 2>&1",
     "cp allowed/a.py allowed/c.py",
     "git checkout -- allowed/a.py",

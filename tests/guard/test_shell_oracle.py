@@ -29,7 +29,7 @@ COMMANDS = corpus(300)
 PROGRAMS = [
     *("bash", "sh", "cat", "echo", "printf", "tee", "cp", "mv", "rm", "ln", "touch", "truncate", "sed"),
     *("sort", "find", "xargs", "env", "timeout", "nice", "install", "dd", "git", "python3", "true"),
-    *("false", "ls", "head", "mkdir"),
+    *("false", "ls", "head", "mkdir", "uniq", "split", "awk", "nohup"),
 ]
 
 

@@ -31,6 +31,15 @@ WRITERS = (
     "sed -n 'w {p}' allowed/a.py",
     "xargs -n 1 rm -f < list",
     "python3 -c \"open('{p}', 'w').write('x')\"",
+    # issue 28: shapes the generator never made
+    "git diff --output={p}",
+    "git log -1 --output={p}",
+    "uniq allowed/a.py {p}",
+    "split -b 2 allowed/a.py {p}",
+    "python3 -m zipfile -c {p} allowed/a.py",
+    "python3 -c \"o=open; o('{p}', 'w')\"",
+    "ln -f allowed/a.py {p}",
+    "awk 'BEGIN {{ printf 1 > \"{p}\" }}'",
 )
 PATHS = (
     "other/b.py",
@@ -75,6 +84,13 @@ CONTEXTS = (
     'cd allowed && bash -c "cd ..; {c}"',
     "pushd allowed > /dev/null && {c}",
     "for i in 1; do {c}; done",
+    # issue 28
+    "env cd allowed; {c}",
+    "timeout 5 cd allowed; {c}",
+    "nohup cd allowed; {c}",
+    "trap 'cd allowed' DEBUG; {c}",
+    "cd allowed \\\n&& {c}",
+    "command cd allowed; {c}",
 )
 
 

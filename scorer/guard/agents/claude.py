@@ -95,7 +95,17 @@ def _multi_edit(ti: Mapping[str, Any]) -> str:
     return "\n".join(added)
 
 
+# PreToolUse decision control: `"permissionDecision": "allow"` with `updatedInput` "modifies the
+# tool's input parameters before execution" (https://code.claude.com/docs/en/hooks, "PreToolUse
+# decision control"; anthropics/claude-code#9185): an unknown Bash command runs in the job's jail.
+REWRITES_SHELL = True
+
+
 def answer(decision: Decision, event: str) -> Answer:
+    if decision.action == ALLOW and decision.rewrite is not None:
+        body = pre_tool_use(ALLOW, decision.reason)
+        body["hookSpecificOutput"]["updatedInput"] = {"command": decision.rewrite}
+        return Answer(json_line(body), "", 0, body)
     if decision.action == ALLOW:
         return ALLOWED
     body = pre_tool_use(decision.action, decision.reason)

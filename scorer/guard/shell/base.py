@@ -36,6 +36,7 @@ class ShellWalk(Protocol):
 
     cwds: tuple[str, ...] | None  # the directories the command may run in; None: not known
     home: str | None
+    root: str | None  # the session's repository, when known
     stdin: Stdin | None  # None: inherited from the agent, which the command does not control
     targets: list[Target]
     skips: list[str]  # what would skip or disable the commit gate
@@ -56,6 +57,9 @@ class ShellWalk(Protocol):
 
     def chdir(self, value: str | None) -> None:
         """`cd value`, as bash would take it."""
+
+    def child(self) -> AbstractContextManager[None]:
+        """Run what follows in a child process: a `cd` there does not move the shell."""
 
     def inside(self, value: str | None) -> AbstractContextManager[None]:
         """Run what follows in another directory (env -C, sudo -D, git -C)."""

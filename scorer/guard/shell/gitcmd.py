@@ -1,11 +1,13 @@
 """git's command line (git(1), gitcli(7), the subcommands' manuals): what it writes in the working tree.
 
 Global options are git(1)'s; `-C` is followed, `--git-dir`/`--work-tree` make the call
-unknown (they point git elsewhere). Subcommands fall in three sets: ones that change no
-file in the working tree (status, log, diff, add, commit, ...), ones whose path operands
-are the files they write (checkout/restore with paths, rm, mv, clean), and ones that change
-files across the working tree (switching branches, reset --hard, stash, merge, rebase, ...):
-unknown. A pathspec with magic (`:/path`, `:(glob)...`, `:!x`) or a glob, and
+unknown (they point git elsewhere), and `-c` is known only for settings that change what git
+prints. Subcommands fall in three sets: ones that change no file in the working tree
+(status, log, diff, add, commit, ...), each read with its manual's options that write and
+run nothing, so `git diff --output=f` or `git log --output` is unknown; ones whose path
+operands are the files they write (checkout/restore with paths, rm, mv, clean); and every
+other one (switching branches, reset --hard, stash, merge, archive, config NAME VALUE, init,
+push, an alias): unknown. A pathspec with magic (`:/path`, `:(glob)...`, `:!x`) or a glob, and
 `--pathspec-from-file`, is unknown: git, not bash, decides what it matches. Gate skips
 (`--no-verify`, `-n`, hooksPath) are reported as before.
 """
@@ -26,18 +28,125 @@ _GLOBAL_FLAGS = frozenset(
     }
 )  # fmt: skip
 _ELSEWHERE = ("--git-dir", "--work-tree", "--exec-path", "--bare", "--list-cmds")
-_READ_ONLY = frozenset(
+# The subcommands that change no file in the working tree, each with the options of its manual
+# that write nothing and run nothing (git-diff(1) --output, git-archive(1) -o, git-log's
+# --output, git-format-patch(1) -o are left out, so they are unknown). Long options are
+# read in both spellings (`--stat`, `--stat=80`); a valued one also takes the next word.
+_DIFF_FLAGS = (
+    "p u s patch no-patch raw patch-with-raw stat numstat shortstat dirstat summary name-only name-status"
+    " patch-with-stat z full-index binary abbrev B M C find-copies-harder D irreversible-delete l S G"
+    " pickaxe-all pickaxe-regex R text a ignore-cr-at-eol ignore-space-at-eol b ignore-space-change w"
+    " ignore-all-space ignore-blank-lines W function-context exit-code quiet ext-diff no-ext-diff textconv"
+    " no-textconv ignore-submodules src-prefix dst-prefix no-prefix default-prefix color no-color"
+    " color-words word-diff word-diff-regex color-moved no-color-moved compact-summary cached staged"
+    " merge-base no-index minimal patience histogram anchored diff-algorithm unified U relative"
+    " no-relative inter-hunk-context break-rewrites find-renames find-copies find-object diff-filter O"
+    " output-indicator-new output-indicator-old output-indicator-context check ws-error-highlight"
+    " line-prefix ita-invisible-in-index ita-visible-in-index no-renames rename-empty no-rename-empty"
+    " indent-heuristic no-indent-heuristic submodule color-moved-ws no-color-moved-ws 1 2 3 0 base ours"
+    " theirs c cc combined-all-paths m dd remerge-diff first-parent"
+)
+_LOG_FLAGS = _DIFF_FLAGS + (
+    " oneline pretty format abbrev-commit no-abbrev-commit encoding expand-tabs no-expand-tabs notes"
+    " no-notes show-signature relative-date date parents children left-right graph show-linear-break"
+    " n max-count skip since after until before author committer grep all-match invert-grep i"
+    " regexp-ignore-case basic-regexp E extended-regexp F fixed-strings P perl-regexp remove-empty"
+    " merges no-merges min-parents max-parents no-min-parents no-max-parents not all branches tags"
+    " remotes glob exclude reflog walk-reflogs single-worktree ignore-missing bisect stdin cherry-mark"
+    " cherry-pick left-only right-only cherry follow L decorate no-decorate decorate-refs"
+    " decorate-refs-exclude source use-mailmap mailmap log-size full-diff reverse topo-order date-order"
+    " author-date-order no-walk do-walk simplify-by-decoration full-history dense sparse"
+    " simplify-merges ancestry-path boundary show-pulls alternate-refs g follow clear-decorations"
+    " show-notes standard-notes no-standard-notes q"
+)
+_GRAMMARS: dict[str, str] = {
+    "status": "s short b branch show-stash porcelain long v verbose u untracked-files ignore-submodules"
+    " ignored z column no-column ahead-behind no-ahead-behind renames no-renames find-renames",
+    "diff": _DIFF_FLAGS,
+    "diff-tree": _DIFF_FLAGS + " r t root stdin no-commit-id v pretty format",
+    "diff-files": _DIFF_FLAGS + " q",
+    "diff-index": _DIFF_FLAGS,
+    "log": _LOG_FLAGS,
+    "show": _LOG_FLAGS,
+    "whatchanged": _LOG_FLAGS,
+    "shortlog": "n numbered s summary e email format c committer w group",
+    "rev-list": _LOG_FLAGS + " count objects objects-edge no-object-names timestamp header",
+    "blame": "b root show-stats L l t S reverse p porcelain line-porcelain incremental encoding contents"
+    " date M C ignore-rev ignore-revs-file color-lines color-by-age progress no-progress score-debug f"
+    " show-name n show-number s e show-email w abbrev c",
+    "annotate": "b root show-stats L l t S reverse p porcelain line-porcelain incremental encoding contents date M C w",
+    "ls-files": "c cached d deleted m modified o others i ignored s stage u unmerged k killed z t v f"
+    " directory no-empty-directory eol x exclude X exclude-from exclude-per-directory exclude-standard"
+    " error-unmatch with-tree full-name recurse-submodules abbrev debug deduplicate format sparse",
+    "ls-tree": "d r t l long z name-only name-status object-only full-name full-tree abbrev format",
+    "rev-parse": "parseopt sq-quote keep-dashdash stop-at-non-option stuck-long revs-only no-revs flags"
+    " no-flags default prefix verify q quiet sq short not symbolic symbolic-full-name abbrev-ref all"
+    " branches tags remotes glob exclude exclude-hidden disambiguate local-env-vars path-format git-dir"
+    " git-common-dir resolve-git-dir git-path show-toplevel show-superproject-working-tree"
+    " shared-index-path absolute-git-dir is-inside-git-dir is-inside-work-tree is-bare-repository"
+    " is-shallow-repository show-cdup show-prefix show-object-format show-ref-format since after until"
+    " before",
+    "describe": "dirty broken all tags contains abbrev candidates exact-match debug long match exclude"
+    " always first-parent",
+    "cat-file": "t s e p batch batch-check batch-all-objects buffer follow-symlinks unordered textconv"
+    " filters allow-unknown-type use-mailmap Z z",
+    "show-ref": "head dereference d verify hash s abbrev q quiet exclude-existing tags heads branches exists",
+    "for-each-ref": "count shell s perl p python tcl sort format color points-at merged no-merged contains"
+    " no-contains ignore-case omit-empty exclude include-root-refs",
+    "merge-base": "a all octopus independent is-ancestor fork-point",
+    "name-rev": "tags refs exclude all annotate-stdin name-only no-undefined always",
+    "check-ignore": "q quiet v verbose stdin z n non-matching no-index",
+    "check-attr": "a all cached stdin z source",
+    "check-ref-format": "normalize allow-onelevel no-allow-onelevel refspec-pattern branch",
+    "count-objects": "v verbose H human-readable",
+    "cherry": "v abbrev",
+    "range-diff": _DIFF_FLAGS + " creation-factor left-only right-only no-dual-color notes",
+    "grep": "cached no-index untracked no-exclude-standard exclude-standard recurse-submodules a text"
+    " textconv no-textconv i ignore-case I max-depth r recursive w word-regexp v invert-match h H"
+    " full-name E extended-regexp G basic-regexp P perl-regexp F fixed-strings n line-number column l"
+    " files-with-matches name-only L files-without-match z null o only-matching c count color no-color"
+    " break heading p show-function A after-context B before-context C context W function-context m"
+    " max-count threads f e and or not all-match q quiet",
+    "version": "build-options",
+    "var": "l",
+    "reflog": _LOG_FLAGS,
+    "add": "n dry-run v verbose f force i interactive p patch u update A all no-ignore-removal"
+    " no-all ignore-removal N intent-to-add refresh ignore-errors ignore-missing no-warn-embedded-repo"
+    " renormalize chmod sparse",
+    "commit": "a all p patch C reuse-message c reedit-message fixup squash reset-author short branch"
+    " porcelain long z null F file author date m message t template s signoff no-signoff trailer n"
+    " no-verify verify allow-empty allow-empty-message cleanup e edit no-edit amend no-post-rewrite i"
+    " include o only pathspec-from-file pathspec-file-nul u untracked-files v verbose q quiet dry-run"
+    " status no-status S gpg-sign no-gpg-sign",
+    "tag": "l list n sort i ignore-case column no-column contains no-contains merged no-merged"
+    " points-at format color omit-empty v verify a annotate m message F file s sign u local-user d delete"
+    " f force",
+    "branch": "v vv verbose q quiet a all r remotes l list show-current contains no-contains merged"
+    " no-merged points-at sort format color no-color column no-column abbrev no-abbrev i ignore-case"
+    " omit-empty d D delete m M move c C copy f force",
+}
+# Short options that take the next word as their value, by subcommand (their manuals' synopses).
+_VALUED_SHORT = {
+    "log": "nSGL", "show": "nSGL", "whatchanged": "nSGL", "rev-list": "nSGL", "reflog": "nSGL", "diff": "SGlO",
+    "blame": "LS", "annotate": "LS", "grep": "ABCmefh", "commit": "CcFmt", "ls-files": "xX", "tag": "nmFu",
+}  # fmt: skip
+# A valued long option: its value may be the next word.
+_VALUED_LONG = frozenset(
     {
-        "status", "log", "diff", "show", "blame", "annotate", "ls-files", "ls-tree", "ls-remote", "rev-parse",
-        "rev-list", "describe", "shortlog", "cat-file", "reflog", "show-ref", "for-each-ref", "merge-base",
-        "name-rev", "help", "version", "count-objects", "fsck", "var", "whatchanged", "diff-tree", "diff-files",
-        "diff-index", "check-ignore", "check-attr", "check-ref-format", "cherry", "range-diff", "verify-commit",
-        "verify-tag", "add", "commit", "push", "fetch", "tag", "branch", "remote", "config", "update-index",
-        "gc", "prune", "repack", "notes", "format-patch", "archive", "bundle", "hash-object", "update-ref",
-        "symbolic-ref", "write-tree", "commit-tree", "mktag", "mktree", "request-pull", "maintenance",
-        "credential", "init",
+        "format", "pretty", "since", "after", "until", "before", "author", "committer", "grep", "max-count",
+        "skip", "encoding", "date", "message", "file", "template", "trailer", "reuse-message",
+        "reedit-message", "fixup", "squash", "sort", "points-at", "contains", "no-contains", "merged",
+        "no-merged", "exclude", "exclude-from", "exclude-per-directory", "with-tree", "abbrev",
+        "diff-filter", "relative", "src-prefix", "dst-prefix", "line-prefix", "contents", "ignore-rev",
+        "ignore-revs-file", "max-depth", "threads", "after-context", "before-context", "context",
+        "decorate-refs", "decorate-refs-exclude", "glob", "default", "prefix", "git-path", "match",
+        "candidates", "count", "word-diff-regex", "anchored", "diff-algorithm", "find-object",
+        "inter-hunk-context", "creation-factor", "cleanup", "untracked-files", "refs", "source",
+        "resolve-git-dir", "show-ref-format", "path-format", "unified",
     }
 )  # fmt: skip
+_STASH_READ = ("list", "show")
+_BRANCH_LISTING = frozenset({"-v", "-vv", "-a", "-r", "-l", "--list", "--show-current", "--all", "--remotes"})
 _TREE_WIDE = frozenset(
     {
         "switch", "merge", "rebase", "pull", "cherry-pick", "revert", "am", "apply", "read-tree", "checkout-index",
@@ -73,16 +182,46 @@ def git(w: ShellWalk, name: str, args: Args) -> None:
         raise Unknown("the git subcommand is not literal")
     if changed_dir:
         with w.inside(directory):
+            _nested(w)
             _sub(w, sub, rest)
     else:
+        _nested(w)
         _sub(w, sub, rest)
+
+
+def _nested(w: ShellWalk) -> None:
+    """git run in a repository nested in the session's (`cd src/x && git init && git ...`) is not this fence's git."""
+    if w.root is None:
+        return
+    for cwd in w.cwds or ():
+        real, top = os.path.realpath(cwd), os.path.realpath(w.root)
+        probe = real
+        while probe.startswith(top + os.sep):
+            if os.path.lexists(os.path.join(probe, ".git")):
+                raise Unknown(f"git runs in {probe}, a repository nested in the session's")
+            probe = os.path.dirname(probe)
+
+
+# `git -c KEY=VALUE` keys that only change how git prints; any other key can make git run a
+# program or write somewhere (core.fsmonitor, core.pager, alias.*, diff.external, ...): unknown.
+_PRINT_ONLY_CONFIG = re.compile(
+    r"(?i)(color\.[a-z.]+|advice\.[a-z]+|core\.quotepath|log\.[a-z]+|diff\.(noprefix|mnemonicprefix|renames|"
+    r"algorithm|context|indentheuristic)|status\.[a-z]+|column\.[a-z]+|init\.defaultbranch|user\.(name|email)|"
+    r"commit\.gpgsign|tag\.gpgsign|core\.abbrev|i18n\.[a-z]+|grep\.[a-z]+|blame\.[a-z]+|safe\.directory)"
+)
+_CONFIG_READING = frozenset(
+    {
+        "--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "--show-scope", "--null", "-z",
+        "--name-only", "--local", "--global", "--system", "--includes", "--bool", "--int",
+    }
+)  # fmt: skip
 
 
 def _config(w: ShellWalk, setting: str | None) -> None:
     if setting is None or "hookspath" in setting.lower():
         w.skips.append("git -c core.hooksPath moves the commit gate's hooks")
-    elif re.match(r"(?i)alias\.|core\.(worktree|fsmonitor|sshcommand|pager|editor)|.*\.(command|program)", setting):
-        raise Unknown(f"git -c {setting.split('=', 1)[0]} can make git run something the guard does not read")
+    elif not _PRINT_ONLY_CONFIG.fullmatch(setting.split("=", 1)[0]):
+        raise Unknown(f"git -c {setting.split('=', 1)[0]} is not a setting the guard knows changes only output")
 
 
 def _sub(w: ShellWalk, sub: str, rest: Args) -> None:
@@ -95,16 +234,66 @@ def _sub(w: ShellWalk, sub: str, rest: Args) -> None:
         _mv(w, rest)
     elif sub in ("clean", "stash", "apply", "worktree") and _harmless(sub, rest):
         return
-    elif sub == "reset" and not any(a in ("--hard", "--merge", "--keep") for a in rest):
+    elif sub == "reset" and not any(a is None or a in ("--hard", "--merge", "--keep") for a in rest):
         return  # reset moves HEAD and the index; the working tree stays
     elif sub == "switch" and rest and rest[0] in ("-c", "-C", "--create") and len(rest) == 2:
         return  # a new branch at HEAD: no file changes
+    elif sub == "config":
+        _config_read(rest)
+    elif sub == "remote":
+        if not (rest in ([], ["-v"], ["--verbose"]) or (rest[:1] in (["show"], ["get-url"]))):
+            raise Unknown("git remote changes the repository's configuration")
+    elif sub in _GRAMMARS:
+        _options(sub, rest)
     elif sub in _TREE_WIDE:
         raise Unknown(f"git {sub} can change files across the working tree")
-    elif sub == "grep" and any((a or "").startswith(("-O", "--open-files-in-pager")) for a in rest):
-        raise Unknown("git grep -O runs a program the guard does not read")
-    elif sub not in _READ_ONLY and sub != "grep":
-        raise Unknown(f"git {sub} is not a git command the guard knows (an alias or an external git-{sub})")
+    else:
+        raise Unknown(f"git {sub} is not a git command the guard knows writes nothing here (or an alias)")
+
+
+def _config_read(rest: Args) -> None:
+    """git config's reading forms (git-config(1)): `--get`, `--list`, `get`, `list`, or one name."""
+    words = [a for a in rest if a is None or not a.startswith("-")]
+    flags = [a for a in rest if a is not None and a.startswith("-")]
+    if any(f not in _CONFIG_READING for f in flags) or any(a is None for a in words):
+        raise Unknown("git config with these options may change the repository's configuration")
+    if words[:1] in (["get"], ["list"]) or len(words) <= 1 or (set(flags) & {"--get", "--get-all", "--get-regexp"}):
+        return
+    raise Unknown("git config NAME VALUE changes the repository's configuration (core.fsmonitor runs a program)")
+
+
+def _options(sub: str, rest: Args) -> None:
+    """Every option of a subcommand that changes no file, read with its grammar; the rest are operands it reads."""
+    names = frozenset(_GRAMMARS[sub].split())
+    valued = _VALUED_SHORT.get(sub, "")
+    skip = False
+    for i, arg in enumerate(rest):
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            return
+        if arg is None:
+            raise Unknown(f"git {sub} is given a word that is not literal where an option could be")
+        if arg.startswith("--"):
+            name, eq, _ = arg[2:].partition("=")
+            if name not in names and not (name.startswith("no-") and name[3:] in names):
+                raise Unknown(f"git {sub} option --{name} is not one the guard knows writes nothing")
+            skip = not eq and name in _VALUED_LONG and i + 1 < len(rest) and not str(rest[i + 1]).startswith("-")
+        elif arg.startswith("-") and len(arg) > 1:
+            skip = _short(sub, arg, names, valued)
+
+
+def _short(sub: str, arg: str, names: frozenset[str], valued: str) -> bool:
+    """A cluster of short options; True when its last letter takes the next word as its value."""
+    if arg[1:].isdigit() and "n" in names:
+        return False  # git log -3
+    for j, c in enumerate(arg[1:], start=1):
+        if c not in names:
+            raise Unknown(f"git {sub} option -{c} is not one the guard knows writes nothing")
+        if c in valued or c in "MCBUO":
+            return c in valued and j == len(arg) - 1
+    return False
 
 
 def _harmless(sub: str, rest: Args) -> bool:

@@ -2,8 +2,9 @@
 
 A program is one row. A runner (runners.py) runs other code, a writer (writers.py,
 gitcmd.py) writes the targets its command line names, an interpreter (interpreters.py) runs
-inline code, a fetcher (fetchers.py) writes what its input or a server names. A name with no
-row is "another program", whose own writes the guide leaves to the commit gate. A row whose
+inline code, a fetcher (fetchers.py) writes what its input or a server names, and a reader
+(readers.py) is known to write nothing. A name with no row is unknown: the guard cannot say
+what it writes, so it is asked, denied, or run in the job's jail (never allowed unread). A row whose
 name ends in `*` also stands for the name followed by a version (`python3.12`, `node18`).
 The walker looks the name up here (`lookup`) and calls the handler with itself; handlers
 never call each other.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from . import fetchers, gitcmd, interpreters, runners, writers
+from . import fetchers, gitcmd, interpreters, readers, runners, writers
 from .base import Handler
 
 VERSIONED = "*"
@@ -45,6 +46,11 @@ PROGRAMS: dict[str, Handler] = _rows(
         "trap": runners.trap,
         "coproc": runners.coproc,
     },
+    # readers: programs known to write nothing
+    dict.fromkeys(readers.FREE_BUILTINS, readers.free_builtin),
+    dict.fromkeys(readers.DECLARES, readers.declare),
+    dict.fromkeys(readers.GRAMMARS, readers.reader),
+    {"uniq": readers.uniq, "mkdir": readers.mkdir},
     # writers
     {
         "tee": writers.tee,

@@ -7,12 +7,12 @@ a heredoc, a here-string, a pipe, a script operand), through the walk's `dispatc
 explains makes the command unknown. `eval`, `source`, `alias`, shell functions and code the
 guard cannot see (a pipe into `bash`) are unknown too: asked, or denied where the agent cannot
 ask. What is not a runner, a writer (writers.py, gitcmd.py), an interpreter (interpreters.py)
-or a fetcher (fetchers.py) is "another program", whose own writes the guide leaves to the
-commit gate.
+a fetcher (fetchers.py) or a reader known to write nothing (readers.py) is unknown.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from .base import Args, ShellWalk, Unknown
@@ -97,7 +97,8 @@ def unknown_builtin(w: ShellWalk, name: str, args: Args) -> None:
 
 def busybox(w: ShellWalk, name: str, args: Args) -> None:
     if args:
-        w.dispatch(args[0], args[1:]) if args[0] is not None else w.unknown("busybox's applet is not literal")
+        with w.child():
+            w.dispatch(args[0], args[1:]) if args[0] is not None else w.unknown("busybox's applet is not literal")
 
 
 def coproc(w: ShellWalk, name: str, args: Args) -> None:
@@ -161,11 +162,15 @@ def wrapper(w: ShellWalk, name: str, args: Args) -> None:
     if name == "xargs":
         return _xargs(w, parsed.values("replace"), parsed.has("replace"), rest)
     directory = parsed.values("chdir") if name in ("env", "sudo") else []
-    if directory:
-        with w.inside(directory[-1]):
-            _run(w, rest, name)
-    else:
+    if name in ("command", "builtin"):  # bash's own builtins: what they run runs in this shell
         _run(w, rest, name)
+    elif name == "time":  # bash's `time` keyword times a command in this shell; /usr/bin/time in a child
+        before = w.cwds
+        _run(w, rest, name)
+        w.cwds = None if w.cwds is None or before is None else tuple(dict.fromkeys(before + w.cwds))
+    else:
+        with w.child(), w.inside(directory[-1]) if directory else contextlib.nullcontext():
+            _run(w, rest, name)
     return None
 
 
@@ -219,7 +224,8 @@ def _xargs(w: ShellWalk, replace: list[str | None], replacing: bool, command: Ar
         return
     marker = next((r for r in reversed(replace) if r), "{}") if replacing else None
     words: Args = [None if (marker and a is not None and marker in a) else a for a in command]
-    _run(w, words + ([] if replacing else [None]), "xargs")
+    with w.child():
+        _run(w, words + ([] if replacing else [None]), "xargs")
 
 
 def cd(w: ShellWalk, name: str, args: Args) -> None:
@@ -244,7 +250,9 @@ def trap(w: ShellWalk, name: str, args: Args) -> None:
     saved = w.cwds
     w.cwds = None  # the trap runs later, in whatever directory the shell is in then
     w.run_code(code, "trap")
-    w.cwds = saved
+    # A trap runs in this shell (DEBUG before every later command): a cd in it moves the shell
+    # at a point the guard cannot place, so the directory is not known after it.
+    w.cwds = None if code is None or re.search(r"\b(cd|pushd|popd)\b", code) else saved
 
 
 def shell(w: ShellWalk, name: str, args: Args) -> None:
@@ -285,8 +293,8 @@ def shell(w: ShellWalk, name: str, args: Args) -> None:
 def _stdin_code(w: ShellWalk, name: str) -> None:
     """A shell reading its code from stdin: run it when the command shows it literally."""
     if w.stdin is None:
-        return  # the agent's own stdin, which the command does not give
-    if w.stdin.text is None:
+        w.unknown(f"{name} reads its program from the agent's stdin, which the guard cannot see")
+    elif w.stdin.text is None:
         w.unknown(f"{name} reads its program from {w.stdin.what}, which the guard cannot see")
     else:
         w.run_code(w.stdin.text, name)

@@ -54,7 +54,36 @@ _RUNNER_ENV = {
     "GIT_DIR": "GIT_DIR points git at another repository",
     "GIT_WORK_TREE": "GIT_WORK_TREE points git at another working tree",
     "LD_PRELOAD": "LD_PRELOAD loads code into every program the command runs",
+    "LD_LIBRARY_PATH": "LD_LIBRARY_PATH loads libraries the guard does not read into every program",
+    "PATH": "PATH changes which program each later name runs",
+    "BASH_FUNC_": "an exported function changes what a name runs in every bash the command starts",
 }
+
+
+_PROGRAM_ENV = frozenset({"PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"})
+_GIT_ENV_OK = frozenset(
+    {
+        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_PAGER", "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR", "GIT_TRACE", "GIT_MERGE_AUTOEDIT", "GIT_ADVICE",
+    }
+)  # fmt: skip
+
+
+# Parse nodes whose parts are walked for what they run: statements that only group others, and
+# the words and expressions whose substitutions run. Any other node is unknown: a node the
+# guard has no reading for is never taken as harmless.
+_PASS_THROUGH = frozenset(
+    {
+        "program", "compound_statement", "do_group", "elif_clause", "else_clause", "case_item",
+        "negated_command", "test_command", "unset_command", "word", "string", "raw_string", "ansi_c_string",
+        "translated_string", "concatenation", "number", "simple_expansion", "expansion", "string_content",
+        "arithmetic_expansion", "command_name", "special_variable_name", "variable_name", "binary_expression",
+        "unary_expression", "parenthesized_expression", "ternary_expression", "postfix_expression",
+        "test_operator", "regex", "extglob_pattern", "array", "subscript", "file_descriptor", "brace_expression",
+        "heredoc_body", "heredoc_content", "heredoc_start", "heredoc_end",
+    }
+)  # fmt: skip
 
 
 class ShellFacts(NamedTuple):
@@ -71,9 +100,10 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
-def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None) -> ShellFacts:
-    """Every write target, unknown and gate skip in `command`, run in `cwd`."""
+def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None, root: str | None = None) -> ShellFacts:
+    """Every write target, unknown and gate skip in `command`, run in `cwd` (in the repository at `root`)."""
     walker = CommandWalker(cwd, home, bool(cdpath))
+    walker.root = root
     walker.run(command, 0)
     return ShellFacts(
         tuple(dict.fromkeys(walker.targets)),
@@ -97,6 +127,7 @@ class CommandWalker:
         self.cwds: tuple[str, ...] | None = (cwd,)  # None: not known
         self.oldpwd: tuple[str, ...] | None = None
         self.home = home
+        self.root: str | None = None  # the session's repository
         self.cdpath = cdpath
         self.stdin: Stdin | None = None  # None: inherited from the agent, which the command does not control
         self.depth = 0
@@ -109,6 +140,14 @@ class CommandWalker:
     def run(self, command: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             self.unknown(f"shells nested more than {MAX_DEPTH} deep")
+            return
+        too_much = _past_bound(command)
+        if too_much:  # tree-sitter's C parse cannot be stopped once started: bound its input instead
+            self.unknown(too_much)
+            return
+        command, differs = bash_reading(command)
+        if differs:
+            self.unknown(differs)
             return
         tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
         if tree.root_node.has_error:
@@ -130,6 +169,8 @@ class CommandWalker:
             self._compound(node, loop=kind in _LOOPS)
         elif kind == "function_definition":
             self.unknown("the command defines a shell function, which the guard does not follow")
+        elif kind not in _PASS_THROUGH:
+            self.unknown(f"the guard does not read bash's {kind.replace('_', ' ')}")
         else:
             kids = node.children
             for i, child in enumerate(kids):
@@ -300,7 +341,21 @@ class CommandWalker:
         """Set the heredoc as stdin; return what tree-sitter hung on it from the rest of the line."""
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
         content = next((c for c in node.children if c.type == "heredoc_body"), None)
+        end = next((c for c in node.children if c.type == "heredoc_end"), None)
         quoted = start is not None and bool(re.search(r"['\"\\]", _text(start)))
+        disagreement = _heredoc_end_differs(start, content, end, any(c.type == "<<-" for c in node.children))
+        if end is not None and not disagreement:  # the whole line tree-sitter ended on, as bash compares it
+            top = end
+            while top.parent is not None:
+                top = top.parent
+            source = top.text or b""
+            begin = source.rfind(b"\n", 0, end.start_byte - top.start_byte) + 1
+            stop = source.find(b"\n", end.end_byte - top.start_byte)
+            line = source[begin : stop if stop >= 0 else len(source)].decode("utf-8", "surrogateescape")
+            if line.lstrip("\t") != _text(end).lstrip("\t"):
+                disagreement = f"bash would not end the heredoc at the line {line!r}"
+        if disagreement:
+            self.unknown(disagreement)
         text: str | None = _text(content) if content is not None else ""
         if content is not None and not quoted:
             for child in content.named_children:
@@ -309,7 +364,7 @@ class CommandWalker:
             if any(c.type != "heredoc_content" for c in content.named_children):
                 text = None  # expansions change the text
             else:
-                text = re.sub(r"\\([$`\\\n])", r"\1", text or "")
+                text = re.sub(r"\\([$`\\])", r"\1", re.sub(r"\\\n", "", text or ""))  # bash drops \<newline> here
         if text is not None and any(c.type == "<<-" for c in node.children):
             text = re.sub(r"(?m)^\t+", "", text)
         self.stdin = Stdin("a heredoc", text)
@@ -383,6 +438,23 @@ class CommandWalker:
         value = self.literal(value_node) if value_node is not None else ""
         self.env(name, value)
 
+    def _declaration(self, node: Any) -> None:
+        """export/declare/local/readonly: each NAME=VALUE sets a variable, as a plain assignment does."""
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self._assignment(child)
+                continue
+            if child.type == "variable_name":  # `export NAME`: no new value
+                continue
+            for sub in _substitutions(child):
+                self._substitution(sub)
+            word = self.literal(child)
+            if word is None:
+                self.unknown("a declaration's word is not literal (it could set any variable)")
+            elif "=" in word and not word.startswith("-"):
+                key, _, value = word.partition("=")
+                self.env(key, value)
+
     def env(self, name: str, value: str | None) -> None:
         if name in _GATE_ENV:
             self.skips.append(_GATE_ENV[name])
@@ -390,8 +462,12 @@ class CommandWalker:
             self.skips.append("HUSKY=0 switches husky's git hooks off")
         elif name.startswith("GIT_CONFIG") and (value is None or "hookspath" in value.lower()):
             self.skips.append(f"{name} could set core.hooksPath, which moves the commit gate's hooks")
-        elif name.startswith("GIT_CONFIG") or name in _RUNNER_ENV:
-            self.unknown(_RUNNER_ENV.get(name, f"{name} changes git's configuration"))
+        elif name.startswith("GIT_CONFIG") or name in _RUNNER_ENV or name.startswith("BASH_FUNC_"):
+            self.unknown(_RUNNER_ENV.get(name) or _RUNNER_ENV.get(name[:10]) or f"{name} changes git's configuration")
+        elif name in _PROGRAM_ENV and value not in ("", "cat"):
+            self.unknown(f"{name} names a program git or another program runs, which the guard does not read")
+        elif name.startswith("GIT_") and name not in _GIT_ENV_OK:
+            self.unknown(f"{name} changes what git does (a program it runs or the files it uses)")
         elif name == "CDPATH":
             self.cdpath = True
         elif name == "OLDPWD":
@@ -447,7 +523,11 @@ class CommandWalker:
         base = posixpath.basename(name)
         handler = programs.lookup(base)
         if handler is None:
-            return  # another program: its own writes are the commit gate's
+            self.unknown(f"{base} is not a program the guard knows to write nothing")
+            return
+        if "/" in name and not _system_program(name):
+            self.unknown(f"{name} is run by its path, which need not be the system's {base}")
+            return
         try:
             handler(self, base, args)
         except Unknown as exc:
@@ -498,6 +578,16 @@ class CommandWalker:
         self.cwds = new if exists else _union(previous, new)  # a cd that may fail leaves both
 
     @contextmanager
+    def child(self) -> Iterator[None]:
+        """A command another program runs (env, timeout, nohup, xargs): a child process, so a `cd`
+        there (`env cd src`) moves the child, never the shell."""
+        saved = self.cwds, self.oldpwd
+        try:
+            yield
+        finally:
+            self.cwds, self.oldpwd = saved
+
+    @contextmanager
     def inside(self, value: str | None) -> Iterator[None]:
         """A program that runs its command in another directory (env -C, sudo -D, git -C)."""
         saved = self.cwds, self.oldpwd
@@ -515,6 +605,91 @@ class CommandWalker:
         saved = self.cwds, self.oldpwd
         self.run(code, self.depth + 1)
         self.cwds, self.oldpwd = saved
+
+
+# tree-sitter-bash takes time superlinear in the heredocs pending on one line (3,200: ~2 s here),
+# and a call in C cannot be interrupted; past these bounds the command is unknown unparsed.
+# At the bounds the parse takes tens of milliseconds (benchmarks/guard.py).
+MAX_COMMAND_BYTES = 1024 * 1024
+MAX_HEREDOCS = 256
+
+
+def _past_bound(command: str) -> str | None:
+    if len(command) > MAX_COMMAND_BYTES:
+        return f"the command is longer than {MAX_COMMAND_BYTES} bytes, more than the guard parses"
+    if command.count("<<") > MAX_HEREDOCS:
+        return f"the command has more than {MAX_HEREDOCS} heredocs or here-strings, more than the guard parses"
+    return None
+
+
+def bash_reading(command: str) -> tuple[str, str | None]:
+    """The command as bash's lexer reads it before tree-sitter sees it, or why the two would differ.
+
+    bash splits words on space, tab and newline only; tree-sitter-bash also on \\v, \\f and \\r,
+    so a command holding one is unknown. bash removes a backslash-newline (a line continuation)
+    everywhere but inside single quotes and comments, where tree-sitter takes it for a word
+    break: it is removed here the same way, and where a heredoc, a substitution or $'...'
+    would make that removal depend on more than quotes, the command is unknown
+    (tests/guard/test_parser_agrees_with_bash.py compares both with real bash)."""
+    if re.search(r"[\v\f\r]", command):
+        return command, "the command holds a vertical tab, form feed or carriage return, which bash splits otherwise"
+    if "\\\n" not in command:
+        return command, None
+    if re.search(r"<<|\$\(|`|\$'", command):
+        return command, "the command continues a line with a backslash next to a heredoc, substitution or $'...'"
+    out: list[str] = []
+    i, quote = 0, ""
+    while i < len(command):
+        c = command[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\" and command[i + 1 : i + 2] == "\n":
+            i += 2
+            continue
+        elif c == "\\":
+            out.append(command[i : i + 2])
+            i += 2
+            continue
+        elif quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (not out or out[-1][-1:] in " \t\n;&|("):
+            end = command.find("\n", i)
+            end = len(command) if end < 0 else end
+            out.append(command[i:end])
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), None
+
+
+_SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/")
+
+
+def _system_program(name: str) -> bool:
+    """`/usr/bin/ls` is the system's ls; `./ls` or `allowed/ls` is whatever the job put there."""
+    return os.path.isabs(name) and os.path.realpath(name).startswith(_SYSTEM_DIRS)
+
+
+def _heredoc_end_differs(start: Any, content: Any, end: Any, strip_tabs: bool) -> str | None:
+    """Why bash would end this heredoc elsewhere than tree-sitter did (bash(1), Here Documents:
+    the delimiter is the word after quote removal, and the body ends at the first line that is
+    exactly it, after leading tabs with <<-), or None when they agree."""
+    if start is None or end is None:
+        return "a heredoc has no end the parser found"
+    word = _text(start)
+    if re.search(r"['\"]", word) and not re.fullmatch(r"'[^']*'|\"[^\"\\$`]*\"", word):
+        return f"the heredoc delimiter {word!r} is partly quoted, which bash and the parser read differently"
+    delimiter = word[1:-1] if word[:1] in "'\"" else re.sub(r"\\(.)", r"\1", word)
+    closing = _text(end)
+    lines = (_text(content) if content is not None else "").split("\n")
+    if strip_tabs:
+        closing, lines = closing.lstrip("\t"), [line.lstrip("\t") for line in lines]
+    if closing != delimiter or delimiter in lines[1:-1]:
+        return f"bash would end the heredoc {delimiter!r} at another line than the parser did"
+    return None
 
 
 def _union(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -549,6 +724,7 @@ def _redirect_content(w: CommandWalker, body: Any | None) -> str | None:
 _HANDLERS = {
     "command": CommandWalker._command,
     "variable_assignment": CommandWalker._assignment,
+    "declaration_command": CommandWalker._declaration,
     "redirected_statement": CommandWalker._redirected,
     "list": CommandWalker._list,
     "pipeline": CommandWalker._pipeline,

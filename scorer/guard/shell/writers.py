@@ -251,11 +251,14 @@ def copy(w: ShellWalk, name: str, args: Args) -> None:
     into_dir = directory is not None or (
         not parsed.has("no-target-directory") and (dest.endswith("/") or w.isdir(dest))
     )
+    hard = (name == "ln" and not link) or (name == "cp" and parsed.has("l", "link"))
     for src in sources:
         if name == "mv" or (name == "rsync" and parsed.has("remove-source-files")):
             w.tree_target(src, "move-from", f"{name}'s source")
         if src is None:
             raise Unknown(f"{name}'s source is not literal")
+        if hard:  # a hard link is a second name for the same file: writing through it changes the source
+            w.tree_target(src, "edit", f"{name}'s source (a hard link gives it a second name)")
         tree = name not in ("ln",) and w.isdir(src)
         where = posixpath.join(dest, posixpath.basename(src.rstrip("/"))) if into_dir else dest
         if name == "rsync" and src.endswith("/"):
