@@ -197,10 +197,11 @@ class Jail:
 
     def stop(self, signum: int, frame: Any = None, exit_code: int | None = None) -> None:
         """A signal (or --level required refused): end the namespace, and if the caller died, its files."""
-        victim = self.init or self.child
-        if victim:
+        if self.init:
             with contextlib.suppress(OSError):
-                os.kill(victim, signal.SIGKILL)  # PID 1 of the namespace: the kernel ends the rest
+                os.kill(self.init, signal.SIGKILL)  # PID 1 of the namespace: the kernel ends the rest
+        elif self.child:  # no namespace: the command's chance to end its own tree (testrun's launcher does)
+            self.end_unconfined(signum)
         if self.child:
             with contextlib.suppress(ChildProcessError):
                 self.wait_child()
@@ -208,6 +209,19 @@ class Jail:
             for path in self.policy.cleanup:
                 shutil.rmtree(path, ignore_errors=True)
         os._exit(128 + signum if exit_code is None else exit_code)
+
+    def end_unconfined(self, signum: int) -> None:
+        import time
+
+        with contextlib.suppress(OSError):
+            os.kill(self.child, signum)
+        for _ in range(40):  # bounded: without a PID namespace, a command that ignores it is killed
+            if os.waitpid(self.child, os.WNOHANG) != (0, 0):
+                self.child = 0
+                return
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            os.kill(self.child, signal.SIGKILL)
 
     # -- C and G ---------------------------------------------------------------------------
     def in_child(self, libc: Any, told_w: int, go_r: int) -> None:
