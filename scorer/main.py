@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "verify-report": "verify_report",
     "fence": "fence",
     "guard": "guard",
+    "jail": "jail",
     "serve": "serve",
     "pre-receive": "pre_receive",
     "update": "update",

@@ -56,6 +56,7 @@ class Manifest(NamedTuple):
     allowed_test_config: tuple[str, ...] = ()  # globs of pytest configuration files the job may change
     test_network: bool = False  # the required test's envelope (docs/required-test.md#the-envelope)
     test_write_roots: tuple[str, ...] = ()
+    test_read_roots: tuple[str, ...] = ()
     test_programs: tuple[str, ...] | None = None  # None: any program
     test_envelope: str = "auto"
     sha256: str = ""
@@ -194,9 +195,10 @@ def _check_envelope(data: dict[str, Any]) -> list[str]:
             "test_network: a list of hosts is not supported (score-diff starts no proxy); "
             "use false, or true to let the test reach every host"
         )
-    for i, root in enumerate(data.get("test_write_roots", [])):
-        if ".." in root.split("/") or root.rstrip("/") == "":
-            problems.append(f"test_write_roots[{i}] {root!r} must be an absolute directory other than /, without '..'")
+    for key in ("test_write_roots", "test_read_roots"):
+        for i, root in enumerate(data.get(key, [])):
+            if ".." in root.split("/") or root.rstrip("/") == "":
+                problems.append(f"{key}[{i}] {root!r} must be an absolute path other than /, without '..'")
     return problems
 
 
@@ -236,6 +238,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
         "scratch_roots",
         "guard_allowed_tools",
         "test_write_roots",
+        "test_read_roots",
         "test_programs",
     ):
         if key in simple:

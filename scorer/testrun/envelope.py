@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import jail
 from ..errors import ScoreDiffError
 from ..model import EnvelopeFacts, TestOutcome
 from . import observer
@@ -120,19 +122,50 @@ def prepare(
         inner = (SANDBOX_EXEC, "-p", sandbox_profile(roots, manifest.test_network))
         enforced = ["writes: sandbox-exec", *([] if manifest.test_network else ["network: sandbox-exec"])]
     read, write = os.pipe()
+    jailed = not off and sys.platform.startswith("linux") and "jail" not in UNAVAILABLE
     config = {
         "status_fd": write,
-        "parent": os.getpid(),
-        "network": off or manifest.test_network or bool(inner),
+        "parent": 0 if jailed else os.getpid(),  # 0: PID 1 of the jail is its parent, and ends it
+        "network": off or manifest.test_network or bool(inner) or jailed,
         "write_roots": None if off or inner else list(roots),
         "required": policy == "required",
-        "cleanup": [_cleanup_root(scratch)],
+        "cleanup": [] if jailed else [_cleanup_root(scratch)],
         "unavailable": list(UNAVAILABLE),
     }
-    prefix = (sys.executable, "-I", "-S", LAUNCHER, json.dumps(config), "--")
+    prefix: tuple[str, ...] = (sys.executable, "-I", "-S", LAUNCHER, json.dumps(config), "--")
+    if jailed:
+        prefix = (*jail_prefix(manifest, roots, scratch, run_env, program, write), *prefix)
     missing = () if off or listener is not None else ("observer: no unix socket here (or its path is too long)",)
     facts = EnvelopeFacts(policy, enforced=tuple(enforced), missing=missing)
     return Launch(prefix, inner, run_env, read, write, facts, listener)
+
+
+def read_roots(manifest: Manifest, roots: Sequence[str], env: Mapping[str, str], program: str) -> tuple[str, ...]:
+    """What the test may read besides the system's directories and score-diff's interpreter (the jail
+    adds those): its write roots, test_read_roots, score-diff's launcher and observer, and the
+    installation of the test's own program (a virtualenv's bin/python: the virtualenv)."""
+    found = [*roots, *manifest.test_read_roots, os.path.dirname(LAUNCHER)]
+    where = shutil.which(program, path=env.get("PATH")) if program else None
+    if where is not None:
+        for path in (os.path.abspath(where), os.path.realpath(where)):
+            found += [os.path.dirname(path), os.path.dirname(os.path.dirname(path))]
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in found if os.path.exists(p)))
+
+
+def jail_prefix(
+    manifest: Manifest, roots: Sequence[str], scratch: str, env: Mapping[str, str], program: str, status_fd: int
+) -> tuple[str, ...]:
+    """`score-diff jail ... --`, run as a file under -I -S: the launcher then runs inside it."""
+    policy = jail.Policy(
+        write=tuple(roots),
+        read=read_roots(manifest, roots, env, program),
+        network="on" if manifest.test_network else "off",
+        level="required" if manifest.test_envelope == "required" else "auto",
+        status_fd=status_fd,
+        cleanup=(_cleanup_root(scratch),),
+        unavailable=tuple(u for u in UNAVAILABLE if u == "namespaces"),
+    )
+    return tuple(jail.argv_for(policy, [], jail.script_exe()))
 
 
 def _no_launcher(policy: str, env: dict[str, str]) -> Launch:
@@ -161,6 +194,8 @@ def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
             missing.append(f"{record['missing']}: {record.get('why', '')}")
         elif "ended" in record:
             enforced.append(f"process tree: ended {record['ended']} process(es) the test left running")
+        elif "jail" in record:
+            enforced.append(f"jail: {record['jail']}")
         elif "aborted" in record:
             aborted = str(record["aborted"])
     observed: tuple[str, ...] = ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -172,7 +173,8 @@ def test_a_write_outside_the_roots_is_refused(ready: GitRepo, target: str, forke
         ready.manifest(required_test=[sys.executable, "-c", code])
         out = ready.score(skip_test=False)
         assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
-        assert "Permission denied" in out.report["test"]["output_tail"]
+        # the kernel's error: hidden by the jail (ENOENT), read-only (EROFS), or Landlock's EACCES
+        assert re.search("No such file|Read-only file system|Permission denied", out.report["test"]["output_tail"])
         assert not path.exists()
         assert _envelope_messages(out) == [f"the required test wrote {os.path.realpath(path)}"]
     finally:
@@ -233,13 +235,16 @@ def test_off_means_no_jail(ready: GitRepo, tmp_path: Path) -> None:
 
 
 def test_auto_says_in_one_line_what_it_could_not_enforce(ready: GitRepo, monkeypatch) -> None:
-    monkeypatch.setattr(envelope, "UNAVAILABLE", ("network",))
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("namespaces",))
     ready.manifest(required_test=py("pass"))
     out = ready.score(skip_test=False)
     assert out.exit_code == 0, out.text
     lines = [w for w in out.report["warnings"] if "envelope could not enforce" in w]
     assert len(lines) == 1 and "network" in lines[0]
-    assert any(m.startswith("network: ") for m in out.report["test"]["envelope"]["missing"])
+    missing = out.report["test"]["envelope"]["missing"]
+    for layer in ("reads", "writes", "network", "process tree"):
+        assert any(m.startswith(f"{layer}: none: namespaces made unavailable") for m in missing), missing
+    assert "jail: none" in out.report["test"]["envelope"]["enforced"]
 
 
 def test_required_cannot_score_where_the_platform_cannot_enforce(ready: GitRepo, monkeypatch, tmp_path) -> None:
@@ -250,6 +255,16 @@ def test_required_cannot_score_where_the_platform_cannot_enforce(ready: GitRepo,
     assert code == 2
     assert text.rstrip().splitlines()[-1] == "RESULT: FAIL (could not score: test-envelope-unavailable)"
     assert not ran.exists()  # the test never ran unconfined
+
+
+def test_required_refuses_to_run_without_namespaces(ready: GitRepo, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("namespaces",))
+    ran = tmp_path / "ran"
+    ready.manifest(required_test=py(f"open({str(ran)!r}, 'w')"), test_envelope="required")
+    code, text = _cli(ready)
+    assert code == 2
+    assert text.rstrip().splitlines()[-1] == "RESULT: FAIL (could not score: test-envelope-unavailable)"
+    assert not ran.exists()
 
 
 def _cli(ready: GitRepo) -> tuple[int, str]:
