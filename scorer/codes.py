@@ -93,6 +93,24 @@ CODES: dict[str, Code] = {
         "A test the base's protected tests define (parametrize ids included) was missing from the required "
         "test's report, deselected, skipped or xfailed where the base does not mark it so.",
     ),
+    "test-base-unrunnable": Code(
+        "Base tests could not run at the base",
+        "The base's protected tests could not be run on the base tree, so their reference outcomes are unknown.",
+    ),
+    "test-evidence-tampered": Code(
+        "Test evidence disagrees",
+        "The outcomes pytest streamed as the tests ran, the JUnit report and the exit status do not agree.",
+    ),
+    "test-unstable": Code(
+        "Flipped test not stable",
+        "A base test that failed at the base and passes now did not pass again, in a fresh process, in reverse "
+        "order, twice.",
+    ),
+    "test-runner-reached": Code(
+        "Source reaches for the runner's state",
+        "Non-test code added by the job registers an atexit handler that calls os._exit, reads the runner's "
+        "command line for its report, or imports pytest's internals (_pytest).",
+    ),
     "test-config-changed": Code(
         "Test configuration changed",
         "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "

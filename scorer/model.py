@@ -211,6 +211,8 @@ class TestOutcome(NamedTuple):
     evidence: TestEvidence | None = None  # None: the test did not run
     envelope: EnvelopeFacts | None = None  # None: the test did not run, or ran before the envelope existed
     missing: tuple[tuple[str, str], ...] = ()  # (path, why) for each base test that did not run and pass
+    # (code, why, path) the run found about its own evidence: tampered, unstable, the base unrunnable
+    findings: tuple[tuple[str, str, str | None], ...] = ()
 
 
 class CommitMessage(NamedTuple):

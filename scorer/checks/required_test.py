@@ -23,6 +23,8 @@ def check_test(test: TestOutcome) -> list[Violation]:
         why = test.reason or f"exited {test.exit_code}"
         empty = test.exit_code == 0 and test.evidence is not None and test.evidence.problem == "empty"
         found.append(Violation("test-empty" if empty else "test-failed", f"{' '.join(test.argv)}: {why}"))
+    for code, why, path in test.findings:
+        found.append(Violation(code, why, path))
     for file, why in test.missing:
         found.append(Violation("test-missing", f"{why}: every test the base defines must run and pass", file))
     for attempt in test.envelope.observed if test.envelope is not None else ():
@@ -38,6 +40,9 @@ def check_test(test: TestOutcome) -> list[Violation]:
 
 
 def _only_missing(test: TestOutcome) -> bool:
-    """Exit 0 and a sound report, failed only because base tests did not run: test-missing says it."""
+    """Exit 0 and a sound report, failed only because base tests did not run, or for what the run
+    found about its evidence: test-missing (or that finding's own code) says it."""
     evidence = test.evidence
+    if test.findings and test.exit_code in (0, None) and (evidence is None or not evidence.problem):
+        return True
     return bool(test.missing) and test.exit_code == 0 and evidence is not None and not evidence.problem

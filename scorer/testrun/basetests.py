@@ -1,28 +1,35 @@
-"""Every test the base's protected tests define must run and pass in the spec pass.
+"""Every test the base's protected tests define must run and pass in the spec pass, and the
+base's own result is the reference for what may be skipped.
 
-The ids come from the base, not from the run: pytest collects a checkout of the base commit
-(`--collect-only`, with the `pytest_probe` plugin), so a parametrize table whose data lives in
-the job's source, a deselecting option or a skip the job's code raises cannot make a base
-test disappear unseen. The spec pass's JUnit report must then hold each of them, executed and
-passed; skipped or xfailed only where the base itself marks the test so. What this proves:
-docs/required-test.md#every-base-test-must-run-and-pass.
+The ids come from the base, not from the run: pytest runs the base's tests once on a checkout of
+the base commit (the `pytest_probe` plugin records each id and its outcome there), so a parametrize
+table whose data lives in the job's source, a deselecting option or a skip the job's code raises
+cannot make a base test disappear unseen. The spec pass's JUnit report must then hold each of
+them, executed and passed; skipped or xfailed only where the base's own run skipped (or xfailed)
+it in the same environment, whatever markers it carries. What the base cannot run at all fails
+closed (`test-base-unrunnable`); a module that did not collect at the base must show its tests
+run and passed. What this proves: docs/required-test.md#every-base-test-must-run-and-pass.
+
+The record (`Collected`) is a pure function of the inputs `base_key` digests: a cache may keep it
+per key, as JSON (`to_json`, `from_json`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import junit
 
 COLLECTED_ENV = "SCORE_DIFF_COLLECTED"
 PROBE = "score_diff_probe"
-_ALLOWED = {"skipped": ("skip", "skipif"), "xfailed": ("xfail",)}
+FAILING = frozenset({"failed", "error", "not run"})  # outcomes at the base that make a passing test "flipped"
 # pytest's bin_xml_escape: characters XML cannot hold, written as #xNN in a test's name
 _ILLEGAL_XML = re.compile("[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]")
 
@@ -30,18 +37,48 @@ _ILLEGAL_XML = re.compile("[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-
 class BaseTest(NamedTuple):
     nodeid: str
     path: str  # repo-relative file
-    marks: tuple[str, ...]  # the base's own skip / skipif / xfail markers
+    marks: tuple[str, ...]  # the base's own skip / skipif / xfail markers (reported, not trusted)
+    outcome: str = "not run"  # at the base: passed, failed, error, skipped, xfailed or "not run"
 
 
 class Collected(NamedTuple):
+    """The base's run of its own protected tests: frozen, and JSON through to_json/from_json."""
+
     tests: tuple[BaseTest, ...]
-    note: str = ""  # why some or all of the base's ids could not be learned
+    uncollected: tuple[str, ...] = ()  # protected files (or node ids) that did not collect at the base
+    problem: str = ""  # why the base could not be run at all: fails closed (test-base-unrunnable)
     foreign_config: str = ""  # a configuration file pytest read from outside the checkout
+    runner: str = ""  # the pytest version that ran it
+
+    def flipped(self, outcomes: Mapping[tuple[str, str], str]) -> tuple[BaseTest, ...]:
+        """The base's tests that did not pass at the base and passed in `outcomes` (by JUnit key)."""
+        return tuple(t for t in self.tests if t.outcome in FAILING and outcomes.get(junit_key(t.nodeid)) == "passed")
 
 
-def collect_argv(argv: Sequence[str], at: int) -> tuple[str, ...]:
-    """The required test's own argv (same selection, same options), collecting only."""
-    return (*argv[:at], "-p", PROBE, "--collect-only", "-q", *argv[at:])
+def base_key(base_tree: str, config_digest: str, runner_version: str, environment_digest: str) -> str:
+    """The one cache key of a base run: the same base tree, configuration (argv, protected tests,
+    test_env), runner and environment give the same `Collected`."""
+    parts = json.dumps([base_tree, config_digest, runner_version, environment_digest])
+    return hashlib.sha256(parts.encode("utf-8")).hexdigest()
+
+
+def digest(value: Any) -> str:
+    """A stable digest of a JSON-serialisable value (a configuration, an environment)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def to_json(found: Collected) -> dict[str, Any]:
+    return {**found._asdict(), "tests": [t._asdict() for t in found.tests], "uncollected": list(found.uncollected)}
+
+
+def from_json(data: Mapping[str, Any]) -> Collected:
+    tests = tuple(BaseTest(t["nodeid"], t["path"], tuple(t["marks"]), t["outcome"]) for t in data["tests"])
+    return Collected(tests, tuple(data["uncollected"]), data["problem"], data["foreign_config"], data["runner"])
+
+
+def run_argv(argv: Sequence[str], at: int) -> tuple[str, ...]:
+    """The required test's own argv (same selection, same options), with the probe loaded."""
+    return (*argv[:at], "-p", PROBE, *argv[at:])
 
 
 def write_probe(directory: str) -> None:
@@ -51,23 +88,23 @@ def write_probe(directory: str) -> None:
 
 
 def read_collected(path: str, protected: Callable[[str], bool], root: str) -> Collected:
-    """The protected tests the probe found; a note (and nothing required) if it wrote nothing usable."""
+    """The protected tests the probe found and what became of them; `problem` if it wrote nothing usable."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-        items = [BaseTest(i["nodeid"], i["path"], tuple(i["marks"])) for i in data["items"]]
+        items = [BaseTest(i["nodeid"], i["path"], tuple(i["marks"]), str(i["outcome"])) for i in data["items"]]
         errors = [str(e) for e in data["errors"]]
-        inifile = str(data["inifile"])
+        inifile, runner = str(data["inifile"]), str(data["pytest"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return Collected(
-            (), f"the base's tests could not be collected ({type(exc).__name__}): the spec pass's own ids stand"
+        why = (
+            "it wrote no record"
+            if isinstance(exc, FileNotFoundError)
+            else f"its record is unreadable ({type(exc).__name__})"
         )
+        return Collected((), problem=f"the base's tests could not be run on the base tree: {why}")
     mine = tuple(t for t in items if protected(t.path))
-    note = ""
-    if errors:
-        shown = ", ".join(errors[:3]) + (" ..." if len(errors) > 3 else "")
-        note = f"the base's tests did not all collect at the base ({shown}): for those, the spec pass's own ids stand"
-    return Collected(mine, note, _outside(inifile, root))
+    uncollected = tuple(e for e in errors if protected(e.split("::")[0]))
+    return Collected(mine, uncollected, "", _outside(inifile, root), runner)
 
 
 def _outside(inifile: str, root: str) -> str:
@@ -94,20 +131,42 @@ def _hex(match: re.Match[str]) -> str:
     return f"#x{i:02X}" if i <= 0xFF else f"#x{i:04X}"
 
 
-def missing(tests: Sequence[BaseTest], cases: Sequence[junit.Case]) -> list[tuple[str, str]]:
-    """(path, message) for each base test the report does not show executed and passed (a failure
-    or an error is already test-failed); skipped or xfailed counts only where the base marks it."""
-    outcomes: dict[tuple[str, str], Counter[str]] = {}
+def outcomes(cases: Sequence[junit.Case]) -> dict[tuple[str, str], str]:
+    """Each JUnit key's outcome; a key reported twice keeps its worst."""
+    found: dict[tuple[str, str], Counter[str]] = {}
     for c in cases:
-        outcomes.setdefault((c.classname, c.name), Counter())[c.outcome] += 1
+        found.setdefault((c.classname, c.name), Counter())[c.outcome] += 1
+    worst = ("failed", "error", "skipped", "xfailed", "passed")
+    return {key: next(o for o in worst if got[o]) for key, got in found.items()}
+
+
+def missing(base: Collected, cases: Sequence[junit.Case]) -> list[tuple[str, str]]:
+    """(path, message) for each base test the report does not show executed and passed (a failure
+    or an error is already test-failed); skipped or xfailed counts only where the base's own run
+    skipped (xfailed) it; a module that did not collect at the base needs its tests run and passed."""
+    now = outcomes(cases)
     found = []
-    for t in tests:
-        got = outcomes.get(junit_key(t.nodeid))
-        if not got:
+    for t in base.tests:
+        got = now.get(junit_key(t.nodeid))
+        if got is None:
             found.append((t.path, f"the base's test {t.nodeid} did not run (missing or deselected)"))
-            continue
-        for outcome, marks in _ALLOWED.items():
-            if got[outcome] and not set(marks) & set(t.marks):
-                what = "was skipped" if outcome == "skipped" else "xfailed"
-                found.append((t.path, f"the base's test {t.nodeid} {what}, and the base does not mark it so"))
+        elif got in ("skipped", "xfailed") and got != t.outcome:
+            what = "was skipped" if got == "skipped" else "xfailed"
+            found.append(
+                (
+                    t.path,
+                    f"the base's test {t.nodeid} {what}, and at the base it {t.outcome} (its markers do not decide)",
+                )
+            )
+    for nodeid in base.uncollected:
+        prefix = junit_key(nodeid.split("::")[0] + "::x")[0]
+        mine = [o for (classname, _), o in now.items() if classname == prefix or classname.startswith(prefix + ".")]
+        if not mine or any(o != "passed" for o in mine):
+            found.append(
+                (
+                    nodeid.split("::")[0],
+                    f"the base's {nodeid} did not collect at the base, and the spec pass shows "
+                    "none of its tests run, or some skipped: what it expects is unknown, so each must run and pass",
+                )
+            )
     return found

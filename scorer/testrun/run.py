@@ -31,16 +31,18 @@ def run_test(
     clock: Callable[[], float] = time.monotonic,
     progress: Callable[[float], None] | None = None,
     launch: envelope.Launch | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> TestOutcome:
     """Run the test to its end or its timeout; never raises for the test's own failure.
 
     With `launch`, the test runs inside its envelope (envelope.py); raises EnvelopeUnavailable
-    when the envelope is required and the launcher could not enforce it."""
+    when the envelope is required and the launcher could not enforce it. `pass_fds` reach the test
+    (score-diff's outcome stream); the caller closes them."""
     start = clock()
     full = [*launch.prefix, *launch.inner, *argv] if launch else list(argv)
     fds = () if launch is None or launch.status_write is None else (launch.status_write,)
     try:
-        proc = process.start(full, cwd, dict(launch.env if launch else env), fds)
+        proc = process.start(full, cwd, dict(launch.env if launch else env), (*fds, *pass_fds))
     except OSError as exc:
         if launch is not None and launch.status_read is not None:
             os.close(launch.status_read)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import basetests, checkout, envelope, evidence, junit
+from . import basetests, checkout, envelope, evidence, junit, stream
 from .environment import NEVER_PASSED, program_inside, test_environment
 from .run import run_test
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 SPEC = "the base's tests"
 JOB = "the job's own tests"
+UNRUNNABLE = "test-base-unrunnable"
 
 
 class Session(NamedTuple):
@@ -105,8 +106,12 @@ def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collecte
                 "file away (it is not part of the repository) and run again"
             ),
         )
-    if base is not None and base.note:
-        spec = _note(spec, base.note)
+    if base is not None and base.problem:
+        why = (
+            f"{base.problem}, so what they expect is unknown: the base's own result is the reference, "
+            "and a base that cannot run its tests gives none"
+        )
+        spec = spec._replace(status=TEST_FAILED, reason=why, findings=(*spec.findings, (UNRUNNABLE, why, None)))
     if trees.spec == trees.scored:
         return spec
     more = len(trees.from_base) - 5
@@ -130,7 +135,10 @@ def _pass(run: Session, tree: str, reports: str, base: basetests.Collected | Non
     os.mkdir(reports)
     root = run.work.hold(tree)
     test = _run(run, root, reports)
-    return _every_base_test(test, base) if base is not None and base.tests else test
+    if base is None or not (base.tests or base.uncollected):
+        return test
+    test = _every_base_test(test, base)
+    return _stability(run, root, reports, test, base) if test.status == TEST_PASSED else test
 
 
 def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcome:
@@ -142,7 +150,7 @@ def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcom
             cases = junit.cases(fh.read(junit.MAX_BYTES + 1))
     except (OSError, junit.ReportError):
         return test  # collect() read it a moment ago; a report that changed since is not evidence either
-    missing = tuple(basetests.missing(base.tests, cases))
+    missing = tuple(basetests.missing(base, cases))
     if not missing:
         return test
     test = test._replace(missing=missing)
@@ -153,8 +161,11 @@ def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcom
 
 
 def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource) -> basetests.Collected | None:
-    """The ids the base's protected tests define, collected by pytest in the checkout holding the
-    base; None when the required test is not pytest or the base holds no protected test."""
+    """The base's protected tests, run once by pytest in the checkout holding the base: each id and
+    its outcome there; None when the required test is not pytest or there is no base.
+
+    A pure function of `basetests.base_key(trees.base, config, runner, environment)` (`_base_key`):
+    the cost issue's cache wraps it there."""
     repo, manifest, environ, progress, work, scratch = run
     found = evidence.runner(manifest.required_test)
     if trees.base is None or found is None or found[0] != "pytest":
@@ -165,7 +176,7 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
         os.mkdir(directory)
     root = work.hold(trees.base)
     basetests.write_probe(probe)
-    argv = basetests.collect_argv(_program(manifest.required_test, root, repo.root), found[1])
+    argv = basetests.run_argv(_program(manifest.required_test, root, repo.root), found[1])
     env = _checkout_environment(test_environment(environ, manifest.test_env), root)
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
     launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
@@ -174,13 +185,28 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
 
 
 def _run(run: Session, root: str, scratch: str) -> TestOutcome:
+    """One pass; for pytest, its JUnit report and exit status held against the outcome stream."""
+    test, said = _streamed(run, root, scratch)
+    return stream.agreed(test, said) if said is not None else test
+
+
+def _streamed(
+    run: Session, root: str, scratch: str, only: tuple[str, ...] = ()
+) -> tuple[TestOutcome, stream.Stream | None]:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
     planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
     existed = evidence.identity(planned.report)
+    channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
+    env = channel.env if channel else env
     launch = envelope.prepare(manifest, root, scratch, planned.report, env, planned.argv[0])
-    test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
+    try:
+        run_argv = channel.argv if channel else planned.argv
+        fds = (channel.write,) if channel else ()
+        test = run_test(run_argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch, pass_fds=fds)
+    finally:
+        said = channel.close() if channel else None
     test = envelope.noted(test._replace(argv=argv))
     if test.status in (TEST_PASSED, TEST_FAILED) and test.exit_code is not None:
         found = evidence.collect(planned, existed, manifest.min_tests)
@@ -193,7 +219,35 @@ def _run(run: Session, root: str, scratch: str) -> TestOutcome:
                 f"the required test's verdict rests on its exit status alone: {found.note} "
                 "(docs/required-test.md#evidence-that-tests-ran)",
             )
-    return test
+    return test, said
+
+
+def _stability(run: Session, root: str, reports: str, test: TestOutcome, base: basetests.Collected) -> TestOutcome:
+    """The tests that failed at the base and pass now, run again in a fresh process, in reverse
+    order, each twice: a result that changes is `test-unstable` (state kept across calls)."""
+    found = test.evidence
+    if found is None or found.report is None:
+        return test
+    try:
+        with open(found.report, "rb") as fh:
+            now = basetests.outcomes(junit.cases(fh.read(junit.MAX_BYTES + 1)))
+    except (OSError, junit.ReportError):
+        return test
+    flipped = tuple(t.nodeid for t in base.flipped(now))
+    if not flipped:
+        return test
+    again = os.path.join(reports, "again")
+    os.mkdir(again)
+    rerun, said = _streamed(run, root, again, flipped)
+    changed = stream.unstable(said, flipped, rerun.exit_code) if said is not None else []
+    if not changed:
+        return _note(test, f"the {len(flipped)} test(s) that failed at the base passed again, in reverse order, twice")
+    shown = "; ".join(f"{nodeid}: {why}" for nodeid, why in changed[:5])
+    why = (
+        f"{len(changed)} of the {len(flipped)} test(s) that failed at the base and pass now did not pass "
+        f"again in a fresh process, in reverse order, twice ({shown})"
+    )
+    return test._replace(status=TEST_FAILED, reason=why, findings=(*test.findings, (stream.UNSTABLE, why, None)))
 
 
 def _checkout_environment(env: dict[str, str], root: str) -> dict[str, str]:
