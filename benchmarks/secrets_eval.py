@@ -2,7 +2,7 @@
 
     python benchmarks/secrets_eval.py [--seed N] [--detect-secrets]
 
-Each case is scanned as its own added file (scorer.checks.detectors.scan). A true secret
+Each case is scanned as its own added file (scorer.secrets.detectors.scan). A true secret
 counts as found if any `secret` violation is reported; a near-miss counts as a false alarm
 if any violation is. Wall time is for scanning the whole corpus as one change, median of
 five. --detect-secrets also runs `detect-secrets scan` (if installed) on the same cases,
@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import secrets_corpus
 
-from scorer.checks.detectors import scan
 from scorer.model import AddedText
+from scorer.secrets.detectors import scan
 
 
 def fires_score_diff(line: str) -> bool:

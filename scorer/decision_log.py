@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from . import decision_journal as journal
 from .errors import ScoreDiffError
 from .model import Result
-from .redaction import redact, redact_with_counts
+from .secrets.redaction import redact, redact_with_counts
 
 if TYPE_CHECKING:
     import sqlite3  # imported where a database is opened: a guard row is only appended to the journal

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from . import __version__
-from .commands import Context
+from .context import Context
 from .errors import ScoreDiffError, UsageError
 from .report.facts import could_not_score_line
 
@@ -95,7 +95,7 @@ def _command(args: list[str]) -> tuple[str, list[str]]:
 
 
 def _redact(text: str) -> str:
-    from .redaction import redact
+    from .secrets.redaction import redact
 
     return redact(text)
 
@@ -115,6 +115,7 @@ def main(
         stderr=sys.stderr,
         stdin=stdin or sys.stdin,
         cwd=cwd or os.getcwd(),
+        score_diff=main,
     )
     name: str | None = None
     try:

@@ -157,7 +157,7 @@ class Violation(NamedTuple):
     """One reason for a FAIL. `code` is stable and documented in docs/codes.md.
 
     `hint` tells the agent what to do next (checks leave it empty; pipeline.judge fills it in
-    from scorer.checks.hints); `fix` tells the manifest's author how the fence could change.
+    from scorer.feedback.hints); `fix` tells the manifest's author how the fence could change.
     """
 
     code: str

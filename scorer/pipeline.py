@@ -442,9 +442,9 @@ def _cheats(repo: Repository, ins: Inspection, job: Job) -> tuple[list[Violation
 def _with_hints(
     repo: Repository, ins: Inspection, manifest: Manifest, rel: str | None, violations: list[Violation]
 ) -> list[Violation]:
-    """Every violation with what the agent should do next (one place: checks.hints). In --base
+    """Every violation with what the agent should do next (one place: feedback.hints). In --base
     mode each path is named with the commit that brought it in: one git call, only on a FAIL."""
-    from .checks import hints
+    from .feedback import hints
 
     introduced: dict[str, str] = {}
     paths = sorted({v.path for v in violations if v.path})
@@ -457,7 +457,7 @@ def _with_hints(
 
 def redacted(result: Result) -> Result:
     """Every free text a report can carry, paths included, with secret shapes masked."""
-    from .redaction import redacted_result
+    from .secrets.redaction import redacted_result
 
     return redacted_result(result)
 
@@ -470,7 +470,7 @@ def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Resu
         code, message = "internal-error", "interrupted before a verdict was reached"
     else:
         code, message = "internal-error", f"unexpected {type(exc).__name__}: {exc}"
-    from .checks import hints
+    from .feedback import hints
 
     [violation] = hints.annotate([Violation(code, message)], hints.Scene(mode))
     return redacted(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from scorer.builtin_names import CHEAT_IDS, DETECTOR_IDS, SENSITIVE_CATEGORIES
 from scorer.checks import cheats
-from scorer.checks.detector_table import DETECTORS
 from scorer.checks.sensitive import SENSITIVE
+from scorer.secrets.detector_table import DETECTORS
 
 
 def test_detector_ids_are_the_tables() -> None:

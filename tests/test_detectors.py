@@ -13,10 +13,10 @@ import string
 
 import pytest
 
-from scorer.checks import detectors
-from scorer.checks.detectors import DETECTOR_IDS, DETECTORS, MAX_PER_DETECTOR, redact, redact_with_counts, scan
 from scorer.codes import CODES
 from scorer.model import AddedText
+from scorer.secrets import detectors
+from scorer.secrets.detectors import DETECTOR_IDS, DETECTORS, MAX_PER_DETECTOR, redact, redact_with_counts, scan
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "_-"
@@ -619,7 +619,7 @@ def test_the_generic_rule_defers_to_a_disabled_specific_detector() -> None:
 
 
 def test_published_samples_are_one_table_with_sources() -> None:
-    from scorer.checks.secret_values import PUBLISHED_SAMPLES
+    from scorer.secrets.secret_values import PUBLISHED_SAMPLES
 
     assert len({s.value for s in PUBLISHED_SAMPLES}) == len(PUBLISHED_SAMPLES)
     for sample in PUBLISHED_SAMPLES:

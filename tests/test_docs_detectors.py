@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scorer.checks.detectors import DETECTOR_IDS, scan
-from scorer.checks.secret_values import PUBLISHED_SAMPLES
 from scorer.model import AddedText
+from scorer.secrets.detectors import DETECTOR_IDS, scan
+from scorer.secrets.secret_values import PUBLISHED_SAMPLES
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "detectors.md"
 ALPHABETS = {

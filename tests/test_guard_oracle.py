@@ -23,7 +23,7 @@ from shell_corpus import corpus
 
 from scorer.guard.decide import ALLOW, TurnView, decide
 from scorer.guard.payload import SHELL, ToolCall
-from scorer.guard.run import Loaded, Options, load_fence
+from scorer.guard.run import GuardOptions, Loaded, load_fence
 
 COMMANDS = corpus(300)
 PROGRAMS = [
@@ -78,7 +78,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Oracle:
             (bin_dir / name).symlink_to(real)
     root, git_dir = str(repo.root), str(repo.root / ".git")
     environ = {"PATH": str(bin_dir), "HOME": str(top / "home")}
-    loaded = load_fence(root, git_dir, Options("claude", manifest=str(repo.manifest_path)), dict(os.environ), None)
+    loaded = load_fence(root, git_dir, GuardOptions("claude", manifest=str(repo.manifest_path)), dict(os.environ), None)
     return Oracle(repo, top, environ, loaded)
 
 

@@ -15,8 +15,8 @@ import pytest
 from conftest import GitRepo
 
 from scorer import main as cli
-from scorer.commands import Context
 from scorer.commands.serve import make_server
+from scorer.context import Context
 from scorer.guard.serve import GuardServer, check_bind
 
 

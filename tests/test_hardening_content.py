@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, run_cli
 
-from scorer.redaction import redact, redact_key_body
 from scorer.report import FORMATS
+from scorer.secrets.redaction import redact, redact_key_body
 from scorer.testrun import tail
 
 ALNUM = string.ascii_letters + string.digits

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, run_cli
 
-from scorer.checks import hints
 from scorer.codes import CODES
+from scorer.feedback import hints
 from scorer.manifest.load import Manifest
 from scorer.model import ChangedPath, Violation
 
@@ -371,8 +371,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_readme_shows_the_real_fence_of_the_example_manifest():
+    from scorer.feedback.fence import fence_facts, render_markdown
     from scorer.manifest.load import load_manifest
-    from scorer.report.fence import fence_facts, render_markdown
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = readme.split("## Tell the agent its fence", 1)[1].split("````markdown\n", 1)[1].split("\n````\n", 1)[0]

@@ -19,13 +19,13 @@ import pytest
 from conftest import GitRepo
 
 from scorer.guard import serve
-from scorer.guard.run import Options
+from scorer.guard.run import GuardOptions
 from scorer.guard.serve import GuardServer
 
 
 @contextlib.contextmanager
 def running(repo: GitRepo, log_db: str | None = None, **kwargs: Any) -> Iterator[GuardServer]:
-    opts = Options("claude", str(repo.manifest_path), str(repo.root), log=log_db is not None, log_db=log_db)
+    opts = GuardOptions("claude", str(repo.manifest_path), str(repo.root), log=log_db is not None, log_db=log_db)
     server = GuardServer(0, {"HOME": str(repo.scratch), "PATH": os.environ["PATH"]}, opts, **kwargs)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

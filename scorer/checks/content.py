@@ -82,7 +82,7 @@ def as_read(added: AddedText) -> tuple[AddedText, str] | None:
 
 def check_secrets(added: AddedText, job: Job) -> list[Violation]:
     """The built-in secret and risky-shell detectors (scorer.detectors)."""
-    from . import detectors
+    from ..secrets import detectors
 
     m = job.manifest
     return detectors.scan(

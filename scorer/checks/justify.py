@@ -172,7 +172,7 @@ def _missing_parts(claim: Claim | None) -> list[str]:
 
 def _sensitive_message(path: str, hit: SensitiveHit, claim: Claim | None, listed: bool) -> str:
     """The sensitive-path FAIL text: exactly what to add, pre-filled with the path. A path the job
-    was not granted gets no trailer template: trailers cannot grant it (checks.hints says undo it)."""
+    was not granted gets no trailer template: trailers cannot grant it (feedback.hints says undo it)."""
     asks = []
     missing = _missing_parts(claim)
     if not listed and is_glob(path):

@@ -22,7 +22,7 @@ def _as_text(items: Sequence[tuple[str, str]]) -> AddedText:
 
 
 def _secrets(items: Sequence[tuple[str, str]], job: Job) -> list[Violation]:
-    from . import detectors
+    from ..secrets import detectors
 
     if not items:
         return []

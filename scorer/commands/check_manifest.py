@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_manifest, add_repo, manifest_file
 
 HELP = "validate a manifest and print its sha256"

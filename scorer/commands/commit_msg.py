@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context, score
+from ..context import Context
+from . import score
 
 HELP = "score as the commit-msg hook does, with the message git is about to record"
 

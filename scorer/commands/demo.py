@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from ..context import Context, ScoreDiff
 from ..errors import ScoreDiffError, UsageError
-from . import Context
 
 BUGGY = '''"""Prices."""
 
@@ -118,8 +118,9 @@ def _hook_script() -> str:
 
 
 class Walkthrough:
-    def __init__(self, root: Path, environ: Mapping[str, str], out: TextIO) -> None:
+    def __init__(self, root: Path, environ: Mapping[str, str], out: TextIO, score_diff: ScoreDiff) -> None:
         self.root, self.out, self.env = root, out, _git_env(environ)
+        self.score_diff = score_diff  # main, passed down: no import of the command line above commands/
         self.failures: list[str] = []
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -151,10 +152,8 @@ class Walkthrough:
         self.git("checkout", "-q", "-b", "agent-fix-discount")
 
     def score(self, title: str, expect: int) -> None:
-        from ..main import main
-
         self.out.write(f"\n=== {title} ===\n$ score-diff\n")
-        code = main(["--repo", str(self.root)], self.env, self.out)
+        code = self.score_diff(["--repo", str(self.root)], self.env, self.out)
         verdict = "as expected" if code == expect else f"UNEXPECTED (wanted exit {expect})"
         self.out.write(f"(exit {code}: {verdict})\n")
         if code != expect:
@@ -209,6 +208,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     """Run the walkthrough; `--keep DIR` builds it in DIR and leaves it there."""
+    score_diff = ctx.score_diff
+    if score_diff is None:  # only main runs a subcommand, and it passes itself
+        raise ScoreDiffError("score-diff demo runs score-diff itself: start it through scorer.main")
     if args.keep:
         root = Path(ctx.cwd, args.keep).resolve()
         if root.exists() or root.is_symlink():  # the person named a place that is taken: their mistake
@@ -217,6 +219,6 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             root.mkdir(parents=True, exist_ok=False)
         except OSError as exc:
             raise ScoreDiffError(f"cannot create {root}: {exc.strerror or exc} (name a new directory)") from exc
-        return Walkthrough(root, ctx.environ, ctx.stdout).run()
+        return Walkthrough(root, ctx.environ, ctx.stdout, score_diff).run()
     with tempfile.TemporaryDirectory(prefix="score-diff-demo-") as tmp:
-        return Walkthrough(Path(tmp), ctx.environ, ctx.stdout).run()
+        return Walkthrough(Path(tmp), ctx.environ, ctx.stdout, score_diff).run()

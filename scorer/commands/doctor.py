@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_repo, repository
 
 HELP = "check the gate end to end: the committed fence and its pin, both hooks, the agent's hooks, the test"

@@ -6,8 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from ..context import Context
 from ..errors import UsageError
-from . import Context
 from .shared import add_log_db, add_repo, log_path
 
 HELP = "write the decision log as redacted JSON lines"

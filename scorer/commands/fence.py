@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_job_branch, add_manifest, repository
 
 HELP = "print the job's fence as instructions an agent can follow before it starts"
@@ -31,8 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from ..feedback.fence import fence_facts, render_json, render_markdown
     from ..pipeline import Options, committed_fence
-    from ..report.fence import fence_facts, render_json, render_markdown
 
     repo = repository(args, ctx)
     opts = Options(repo=args.repo, manifest=args.manifest, cwd=ctx.cwd, job=args.job, job_branch=args.job_branch)

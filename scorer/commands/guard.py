@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from . import Context
+from ..context import Context
 
 if TYPE_CHECKING:
     import argparse

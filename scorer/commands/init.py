@@ -10,8 +10,9 @@ import json
 import os
 from pathlib import Path
 
+from ..context import Context
 from ..errors import ScoreDiffError, UsageError
-from . import Context, install_hook
+from . import install_hook
 from .shared import add_repo, repository
 
 HELP = "write a starter manifest and the hook configuration, then print the next steps"

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import Context
+from ..context import Context
 from .shared import add_repo, repository
 
 HELP = "write .git/hooks/pre-commit and commit-msg scripts that run score-diff on agent branches"

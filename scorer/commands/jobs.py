@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from . import Context
+from ..context import Context
 from .shared import add_job_branch, add_repo, repository
 
 HELP = "list the jobs in .score-diff/jobs/ at a commit, with their branches and pins"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_log_db, add_repo, log_path, spare_log
 
 HELP = "list logged decisions, newest first"
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         waiting = waiting_rows(db, job=args.job, verdict=args.verdict, spare=spare)
         records = [{k: v for k, v in r.items() if k != "row_uid"} for r in reversed(waiting)][: args.limit]
         ctx.stdout.write(format_records(records, args.format))
-        from ..redaction import redact
+        from ..secrets.redaction import redact
 
         ctx.stderr.write(f"score-diff: {redact(str(e))}; shown: the {len(records)} rows waiting in its journal\n")
         return 1

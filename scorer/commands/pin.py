@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..context import Context
 from ..errors import ManifestError
-from . import Context
 from .shared import add_manifest, add_repo, manifest_file
 
 HELP = "validate a manifest and write <manifest>.sha256 beside it"

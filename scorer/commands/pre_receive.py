@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import Context
+from ..context import Context
 from .shared import add_job_branch, add_log_db, log_decision
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 from .shared import add_log_db, emit, log_decision, repository
 
 HELP = "score a range and show its diff only after a PASS"

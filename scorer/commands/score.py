@@ -6,8 +6,8 @@ import argparse
 import fnmatch
 from typing import Any
 
+from ..context import Context
 from ..report import FORMATS
-from . import Context
 from .shared import add_gate, add_job_branch, add_log_db, add_manifest, emit, log_decision, repository
 
 HELP = "score the change (the default when no subcommand is given)"
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     try:
         skipped = _branch_skipped(args, ctx)
         if skipped is not None:
-            from ..redaction import redact  # a branch name is free text the job chose
+            from ..secrets.redaction import redact  # a branch name is free text the job chose
 
             ctx.stdout.write(f"score-diff: branch {redact(skipped)!r} does not match --branches; not scored\n")
             return 0

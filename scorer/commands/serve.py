@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context
+from ..context import Context
 
 HELP = "the guard as a loopback HTTP sidecar: POST /score?agent=NAME"
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..context import Context
 from ..report import FORMATS, render
-from . import Context
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -114,7 +114,7 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
     except Exception as exc:
         warning = f"decision log not written: {exc}"
     if warning:
-        from ..redaction import redact  # the message can name a path, and a path can hold a secret
+        from ..secrets.redaction import redact  # the message can name a path, and a path can hold a secret
 
         ctx.stderr.write(f"score-diff: warning: {redact(warning)}\n")
 

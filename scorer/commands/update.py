@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from . import Context, pre_receive
+from ..context import Context
+from . import pre_receive
 
 HELP = "server hook (update): score one pushed agent ref given as REF OLD NEW; non-zero rejects it"
 

@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from ..context import Context
 from ..errors import UsageError
-from . import Context
 from .shared import repository
 
 HELP = "check that a JSON report is a real PASS bound to this merge"

@@ -27,8 +27,8 @@ ALLOW, DENY, ASK = "allow", "deny", "ask"
 DO_NOT_WIDEN = "Do not edit the job manifest, its pin or the hook configuration to get around this."
 
 
-class Fence(NamedTuple):
-    """The job and the repository one decision is taken against."""
+class GuardScope(NamedTuple):
+    """The guard's scope for one call: the job and the repository the decision is taken against."""
 
     root: str  # real path of the working tree
     git_dir: str
@@ -78,7 +78,7 @@ class TurnView(NamedTuple):
     justified: Callable[[str], str | None] = lambda path: None  # None: the latest message justifies `path`
 
 
-def decide(call: ToolCall, fence: Fence, turn: TurnView, allowed_tools: frozenset[str]) -> Decision:
+def decide(call: ToolCall, fence: GuardScope, turn: TurnView, allowed_tools: frozenset[str]) -> Decision:
     """The decision for one normalised call."""
     if call.kind == PROMPT:
         return allow("a new turn: sensitive-path justifications start over")
@@ -106,7 +106,7 @@ def decide(call: ToolCall, fence: Fence, turn: TurnView, allowed_tools: frozense
     return _judge(call, fence, turn, targets, findings, unresolved)
 
 
-def _shell(call: ToolCall, fence: Fence, findings: list[Finding], unresolved: list[str]) -> list[Target]:
+def _shell(call: ToolCall, fence: GuardScope, findings: list[Finding], unresolved: list[str]) -> list[Target]:
     from . import shell
 
     command = call.command or ""
@@ -118,7 +118,12 @@ def _shell(call: ToolCall, fence: Fence, findings: list[Finding], unresolved: li
 
 
 def _judge(
-    call: ToolCall, fence: Fence, turn: TurnView, targets: list[Target], findings: list[Finding], unresolved: list[str]
+    call: ToolCall,
+    fence: GuardScope,
+    turn: TurnView,
+    targets: list[Target],
+    findings: list[Finding],
+    unresolved: list[str],
 ) -> Decision:
     sensitive: list[tuple[str, str]] = []  # (path, category: reason)
     contents: list[tuple[str, str]] = []
@@ -140,7 +145,7 @@ def _judge(
 
 
 def _path_findings(
-    target: Target, place: paths.Place, fence: Fence, sensitive: list[tuple[str, str]], unresolved: list[str]
+    target: Target, place: paths.Place, fence: GuardScope, sensitive: list[tuple[str, str]], unresolved: list[str]
 ) -> list[Finding]:
     from ..checks.sensitive import classify
 
@@ -188,7 +193,7 @@ def _path_findings(
     return found
 
 
-def _kind_findings(target: Target, place: paths.Place, fence: Fence) -> list[Finding]:
+def _kind_findings(target: Target, place: paths.Place, fence: GuardScope) -> list[Finding]:
     from ..checks.paths import escapes_repo
 
     m, rel, found = fence.job.manifest, place.rel or "", []
@@ -228,11 +233,11 @@ def _content(job: Job, contents: Sequence[tuple[str, str]]) -> list[Violation]:
     return [v for check in CONTENT_CHECKS for v in check(added, job)]
 
 
-def _deny(findings: list[Finding], checked: Sequence[str], fence: Fence) -> Decision:
+def _deny(findings: list[Finding], checked: Sequence[str], fence: GuardScope) -> Decision:
     """The refusal: each finding, then what to do, from the same hints a FAIL report gives."""
-    from ..checks import hints
+    from ..feedback import hints
     from ..model import Violation
-    from ..redaction import redact  # key bodies without their header too, as every report
+    from ..secrets.redaction import redact  # key bodies without their header too, as every report
 
     scene = hints.Scene(hints.TOOL_CALL, manifest=fence.job.manifest, manifest_rel=fence.manifest_rel)
     lines, steps = [], []

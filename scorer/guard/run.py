@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .answer import Answer, render
-from .decide import ALLOW, ASK, DENY, Decision, Fence, TurnView, refuse
+from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
 from .payload import CLAUDE, PROMPT, PayloadError, ToolCall, parse_json
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
 
-class Options(NamedTuple):
+class GuardOptions(NamedTuple):
+    """How `score-diff guard` and `serve` were asked to run (pipeline.Options is the scorer's)."""
+
     agent: str
     manifest: str | None = None  # --manifest, as for scoring
     cwd: str = "."  # the guard process's own directory (a relative --manifest is relative to it)
@@ -28,10 +30,13 @@ class Options(NamedTuple):
     log_db: str | None = None
 
 
+Options = GuardOptions  # the old name, until scorer/commands/guard.py and serve.py import GuardOptions
+
+
 class Loaded(NamedTuple):
     """A validated manifest for one repository, and the bytes it was read from."""
 
-    fence: Fence
+    fence: GuardScope
     raw_sha256: str
     allowed_tools: frozenset[str]
     shadow: bool
@@ -56,7 +61,9 @@ class FenceCache:
         return found
 
 
-def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str], cache: FenceCache | None) -> Loaded:
+def load_fence(
+    root: str, git_dir: str, opts: GuardOptions, environ: Mapping[str, str], cache: FenceCache | None
+) -> Loaded:
     """The fence worktree scoring judges against, found and read the way scoring reads it: the job's
     own manifest when the branch names one, a manifest tracked at HEAD read at HEAD (an edited copy
     on disk never loosens it), the pin from the same place, validated on every call (a cache of
@@ -72,7 +79,7 @@ def load_fence(root: str, git_dir: str, opts: Options, environ: Mapping[str, str
     finally:
         repo.close()
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
-    fence = Fence(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
+    fence = GuardScope(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
     return Loaded(fence, manifest.sha256, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
 
 
@@ -108,7 +115,7 @@ class Outcome(NamedTuple):
     git_dir: str | None
 
 
-def evaluate(raw: bytes, opts: Options, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
+def evaluate(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
     """Decide one payload. Never raises: every failure is a deny."""
     call = loaded = git_dir = None
     try:
@@ -147,7 +154,7 @@ def session_start(loaded: Loaded, agent: str) -> Answer | None:
     agents get the normal answer."""
     import json
 
-    from ..report.fence import fence_facts, render_markdown
+    from ..feedback.fence import fence_facts, render_markdown
 
     if agent != CLAUDE:
         return None
@@ -170,7 +177,7 @@ def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:
     return decision
 
 
-def log_row(outcome: Outcome, opts: Options, duration_s: float) -> dict[str, object]:
+def log_row(outcome: Outcome, opts: GuardOptions, duration_s: float) -> dict[str, object]:
     from .. import __version__
 
     d, call, loaded = outcome.decision, outcome.call, outcome.loaded
@@ -196,7 +203,7 @@ def log_row(outcome: Outcome, opts: Options, duration_s: float) -> dict[str, obj
     }
 
 
-def log(outcome: Outcome, opts: Options, duration_s: float) -> str | None:
+def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
     """Append the decision to the decision log; a warning (never an exception) if it cannot be."""
     if not opts.log:
         return None
@@ -217,7 +224,9 @@ def log(outcome: Outcome, opts: Options, duration_s: float) -> str | None:
 DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)
 
 
-def evaluate_in_time(raw: bytes, opts: Options, environ: Mapping[str, str], deadline_s: float | None = None) -> Outcome:
+def evaluate_in_time(
+    raw: bytes, opts: GuardOptions, environ: Mapping[str, str], deadline_s: float | None = None
+) -> Outcome:
     """`evaluate`, answered by the deadline: past it, a deny that says so (the stuck work is abandoned).
 
     Each lock and read on the path has its own shorter deadline (safeio.py); this one also
@@ -239,7 +248,7 @@ def evaluate_in_time(raw: bytes, opts: Options, environ: Mapping[str, str], dead
     return Outcome(decision, answer, None, None, opts.shadow, None)
 
 
-def guard(raw: bytes, opts: Options, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
+def guard(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], cache: FenceCache | None = None) -> Outcome:
     """Evaluate and log one payload."""
     started = time.monotonic()
     outcome = evaluate(raw, opts, environ, cache)

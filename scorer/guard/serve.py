@@ -69,7 +69,7 @@ class GuardServer(ThreadingHTTPServer):
         from .run import FenceCache
 
         self.environ = dict(environ)
-        self.options = options  # run.Options without the agent
+        self.options = options  # run.GuardOptions without the agent
         self.cache = FenceCache()  # shared by the threads: plain dict reads and writes
         self.slots = threading.BoundedSemaphore(max_threads)
         self.busy = 0  # requests being decided now (changed under busy_lock)

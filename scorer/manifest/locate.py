@@ -72,8 +72,8 @@ def _repo_relative(path: Path, root: str) -> str | None:
     return None
 
 
-class Fence(NamedTuple):
-    """The validated manifest, and the commit its bytes came from (None: read from disk)."""
+class LocatedManifest(NamedTuple):
+    """The validated manifest as found, and the commit its bytes came from (None: read from disk)."""
 
     manifest: Manifest
     commit: str | None
@@ -94,7 +94,7 @@ def read_manifest(
     head: str | None = None,
     chosen_by_env: bool = False,
     reads: dict[str, bytes] | None = None,
-) -> Fence:
+) -> LocatedManifest:
     """At `base` (--base mode) or at `head` (worktree mode) for a manifest inside the repository
     that is committed there; from disk otherwise. The pin comes from the same place.
 
@@ -141,7 +141,7 @@ def read_manifest(
             pin_file = partial(_recorded, pin_file, reads, rel + PIN_SUFFIX)
     expected = expected_digest(manifest_sha256, environ, pin_file, path.name + PIN_SUFFIX)
     verify_pin(raw, expected, source)
-    return Fence(parse_manifest(raw, source), commit if committed is not None else None)
+    return LocatedManifest(parse_manifest(raw, source), commit if committed is not None else None)
 
 
 def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | None] | None:

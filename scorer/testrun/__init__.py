@@ -21,7 +21,7 @@ TAIL_CHARS = 4000
 def tail(text: str) -> str:
     """The end of the test's output, redacted *before* it is cut: a key whose BEGIN line falls
     outside the tail is still recognised as a key."""
-    from ..redaction import redact
+    from ..secrets.redaction import redact
 
     lines = redact(text).splitlines()[-TAIL_LINES:]
     return "\n".join(lines)[-TAIL_CHARS:]

@@ -165,7 +165,7 @@ def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
             aborted = str(record["aborted"])
     observed: tuple[str, ...] = ()
     if launch.listener is not None:  # stopped first: its socket and thread end whatever follows
-        from ..redaction import redact
+        from ..secrets.redaction import redact
 
         observed = tuple(escape_line(redact(a)) for a in launch.listener.stop())
         enforced.append(f"observer: audit hook in {len(launch.listener.checked_in)} Python process(es)")

@@ -8,7 +8,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from .escape import json_safe, printable
+from ..report.escape import json_safe, printable
 
 if TYPE_CHECKING:
     from ..manifest.load import Manifest

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from .options import Unknown, grammar, parse
+from .. import patch
+from ..payload import patch_targets
+from .base import Args, ShellWalk, Unknown
+from .options import grammar, parse
 
-if TYPE_CHECKING:
-    from .shell import Walker
-
-Args = list[str | None]
 _BACKUP = "backup"
 _G = {
     "cp": grammar(
@@ -112,12 +109,12 @@ _G = {
 _MODE = re.compile(r"^[-+=][-+=,rwxXstugoa0-7]*$")
 
 
-def tee(w: Walker, name: str, args: Args) -> None:
+def tee(w: ShellWalk, name: str, args: Args) -> None:
     for path in parse(_G["tee"], args, name).operands:
         w.target(path, "write", "tee's file")
 
 
-def sed(w: Walker, name: str, args: Args) -> None:
+def sed(w: ShellWalk, name: str, args: Args) -> None:
     parsed = parse(_G["sed"], args, name)
     operands = list(parsed.operands)
     scripts = parsed.values("expression")
@@ -194,38 +191,17 @@ def _delimited(text: str, i: int, delim: str) -> int:
     raise Unknown("sed's script ends inside a regular expression")
 
 
-def perl_in_place(w: Walker, args: Args) -> None:
-    """perl -i edits its file operands (perlrun: -i[extension]); the first operand is the script without -e."""
-    if not any(a is not None and re.match(r"^-[a-zA-Z]*i", a) for a in args):
-        return
-    operands, coded, skip = [], False, False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg is None:
-            raise Unknown("perl -i is given a word that is not literal")
-        if arg in ("-e", "-E"):
-            coded, skip = True, True
-        elif arg.startswith("-") and arg != "-":
-            coded = coded or bool(re.search(r"^-[a-zA-Z]*[eE]", arg))
-        else:
-            operands.append(arg)
-    for path in operands if coded else operands[1:]:
-        w.target(path, "edit", "perl -i's file")
-
-
-def delete(w: Walker, name: str, args: Args) -> None:
+def delete(w: ShellWalk, name: str, args: Args) -> None:
     for path in parse(_G[name], args, name).operands:
         w.tree_target(path, "delete", f"{name}'s operand")
 
 
-def make(w: Walker, name: str, args: Args) -> None:
+def make(w: ShellWalk, name: str, args: Args) -> None:
     for path in parse(_G[name], args, name).operands:
         w.target(path, "write", f"{name}'s file")
 
 
-def chmod(w: Walker, name: str, args: Args) -> None:
+def chmod(w: ShellWalk, name: str, args: Args) -> None:
     words = list(args)
     mode = None
     if not any((a or "").startswith("--reference") for a in args):
@@ -236,7 +212,7 @@ def chmod(w: Walker, name: str, args: Args) -> None:
         w.tree_target(path, "mode", "chmod's file")
 
 
-def dd(w: Walker, name: str, args: Args) -> None:
+def dd(w: ShellWalk, name: str, args: Args) -> None:
     for arg in args:
         if arg is None:
             raise Unknown("dd's arguments are not literal")
@@ -244,7 +220,7 @@ def dd(w: Walker, name: str, args: Args) -> None:
             w.target(arg[3:], "write", "dd's of= file")
 
 
-def sort(w: Walker, name: str, args: Args) -> None:
+def sort(w: ShellWalk, name: str, args: Args) -> None:
     parsed = parse(_G["sort"], args, name)
     if parsed.has("compress-program"):
         raise Unknown("sort --compress-program runs a program the guard does not read")
@@ -252,7 +228,7 @@ def sort(w: Walker, name: str, args: Args) -> None:
         w.target(out, "write", "sort -o's file")
 
 
-def copy(w: Walker, name: str, args: Args) -> None:
+def copy(w: ShellWalk, name: str, args: Args) -> None:
     parsed = parse(_G[name], args, name)
     if name == "install" and parsed.has("directory"):
         return  # install -d makes directories, which git does not track
@@ -290,7 +266,7 @@ def copy(w: Walker, name: str, args: Args) -> None:
             raise Unknown("cp --parents puts each source's whole path under the directory")
 
 
-def find(w: Walker, args: Args) -> None:
+def find(w: ShellWalk, name: str, args: Args) -> None:
     """find's actions that act on files (-delete, -exec and kin, -fprint and kin); the rest only reads."""
     i = 0
     while i < len(args):
@@ -314,20 +290,15 @@ def find(w: Walker, args: Args) -> None:
         i += 1
 
 
-def _run_found(w: Walker, command: Args) -> None:
-    from .programs import dispatch
-
+def _run_found(w: ShellWalk, command: Args) -> None:
     if not command:
         return
     if command[0] is None:
         raise Unknown("the command find -exec runs is not literal")
-    dispatch(w, command[0], [*command[1:], None])
+    w.dispatch(command[0], [*command[1:], None])
 
 
-def apply_patch(w: Walker, name: str, args: Args) -> None:
-    from . import patch
-    from .payload import patch_targets
-
+def apply_patch(w: ShellWalk, name: str, args: Args) -> None:
     text = w.stdin.text if w.stdin is not None else (args[0] if args else None)
     if text is None:
         raise Unknown("apply_patch's patch is not literal")
@@ -339,24 +310,3 @@ def apply_patch(w: Walker, name: str, args: Args) -> None:
         w.targets += patch_targets(files, cwd)
     if w.cwds is None:
         raise Unknown("apply_patch runs in a directory the guard cannot follow")
-
-
-WRITERS: dict[str, Callable[[Walker, str, Args], None]] = {
-    "tee": tee,
-    "sed": sed,
-    "rm": delete,
-    "unlink": delete,
-    "shred": delete,
-    "touch": make,
-    "truncate": make,
-    "chmod": chmod,
-    "dd": dd,
-    "sort": sort,
-    "cp": copy,
-    "mv": copy,
-    "ln": copy,
-    "install": copy,
-    "rsync": copy,
-    "apply_patch": apply_patch,
-    "applypatch": apply_patch,
-}

@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-
-class Unknown(Exception):
-    """A command line the guard cannot read exactly as the program would."""
+from .base import Unknown
 
 
 class Grammar(NamedTuple):

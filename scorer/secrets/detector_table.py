@@ -1,5 +1,5 @@
 """The table of detectors for secrets and risky shell patterns: what each one matches, and how
-its match is judged. `scorer.checks.detectors` runs them (scanning and redaction).
+its match is judged. `scorer.secrets.detectors` runs them (scanning and redaction).
 
 Long because it is one table: every detector with the provider format it cites sits here,
 so a reviewer reads the whole set in one place.
@@ -11,7 +11,7 @@ lookbehind or `\\b` disables that fast path. Variable runs are bounded so a craf
 line cannot make a scan quadratic. Only private-key-block spans lines: it takes the
 whole key body, so that its fingerprint is the key and not the header every key shares.
 A detector's `judge` then decides, once per match, whether the value is a credential or
-a stand-in (`scorer.checks.secret_values`).
+a stand-in (`scorer.secrets.secret_values`).
 """
 
 from __future__ import annotations

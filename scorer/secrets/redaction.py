@@ -1,6 +1,6 @@
 """Where secrets are masked: every free text a person or a log can see passes through here.
 
-The detectors (`checks.detectors`) know what a secret looks like; this module decides what
+The detectors (`secrets.detectors`) know what a secret looks like; this module decides what
 is redacted, and when: before any cutting (a tail of test output) or formatting (every
 report format, the decision log), and for every field of a Result, paths and
 justifications included, once the verdict has been reached on the real values.
@@ -15,7 +15,7 @@ import collections
 import re
 from collections.abc import Iterator, Sequence
 
-from .model import Justification, Result
+from ..model import Justification, Result
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _MASK = "****"
@@ -93,7 +93,7 @@ def redact_key_body(text: str) -> tuple[str, int]:
 
 def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
     """`text` with every secret shape masked; how many of each (by detector id)."""
-    from .checks import detectors
+    from . import detectors
 
     text, counts = detectors.redact_with_counts(text)
     text, runs = redact_key_body(text)

@@ -12,15 +12,11 @@ unknown. A pathspec with magic (`:/path`, `:(glob)...`, `:!x`) or a glob, and
 
 from __future__ import annotations
 
+import os
 import re
-from typing import TYPE_CHECKING
 
-from .options import Unknown
+from .base import Args, ShellWalk, Unknown
 
-if TYPE_CHECKING:
-    from .shell import Walker
-
-Args = list[str | None]
 _GLOBAL_VALUED = frozenset({"-C", "-c", "--config-env", "--namespace", "--super-prefix", "--attr-source"})
 _GLOBAL_FLAGS = frozenset(
     {
@@ -53,7 +49,7 @@ _NO_VERIFY = frozenset({"commit", "push", "merge", "rebase", "am", "cherry-pick"
 _MAGIC = re.compile(r"^:|[*?\[]")
 
 
-def git(w: Walker, args: Args) -> None:
+def git(w: ShellWalk, name: str, args: Args) -> None:
     i = 0
     directory: str | None = None
     changed_dir = False
@@ -82,14 +78,14 @@ def git(w: Walker, args: Args) -> None:
         _sub(w, sub, rest)
 
 
-def _config(w: Walker, setting: str | None) -> None:
+def _config(w: ShellWalk, setting: str | None) -> None:
     if setting is None or "hookspath" in setting.lower():
         w.skips.append("git -c core.hooksPath moves the commit gate's hooks")
     elif re.match(r"(?i)alias\.|core\.(worktree|fsmonitor|sshcommand|pager|editor)|.*\.(command|program)", setting):
         raise Unknown(f"git -c {setting.split('=', 1)[0]} can make git run something the guard does not read")
 
 
-def _sub(w: Walker, sub: str, rest: Args) -> None:
+def _sub(w: ShellWalk, sub: str, rest: Args) -> None:
     _gate_skips(w, sub, rest)
     if sub in ("checkout", "restore"):
         _checkout(w, sub, rest)
@@ -120,7 +116,7 @@ def _harmless(sub: str, rest: Args) -> bool:
     return rest[:1] in (["list"], ["show"])
 
 
-def _gate_skips(w: Walker, sub: str, rest: Args) -> None:
+def _gate_skips(w: ShellWalk, sub: str, rest: Args) -> None:
     if sub in _NO_VERIFY and "--no-verify" in rest:
         w.skips.append(f"git {sub} --no-verify skips the commit gate")
     if sub == "commit" and any(_short_cluster_has(a, "n", "mFCct") for a in rest if a):
@@ -154,13 +150,13 @@ def _pathspecs(rest: Args) -> tuple[list[str | None], bool]:
     return [], False
 
 
-def _literal_path(w: Walker, path: str | None, what: str, op: str) -> None:
+def _literal_path(w: ShellWalk, path: str | None, what: str, op: str) -> None:
     if path is not None and _MAGIC.search(path):
         raise Unknown(f"{what} {path!r} is a pathspec git expands (magic or a glob)")
     w.tree_target(path, op, what)
 
 
-def _checkout(w: Walker, sub: str, rest: Args) -> None:
+def _checkout(w: ShellWalk, sub: str, rest: Args) -> None:
     paths, dashed = _pathspecs(rest)
     if not dashed:
         words = [a for a in rest if a is None or not a.startswith("-")]
@@ -181,12 +177,10 @@ def _checkout(w: Walker, sub: str, rest: Args) -> None:
 
 
 def _exists(cwd: str, path: str) -> bool:
-    import os
-
     return os.path.lexists(os.path.join(cwd, path))
 
 
-def _paths(w: Walker, sub: str, rest: Args, op: str, cached: tuple[str, ...]) -> None:
+def _paths(w: ShellWalk, sub: str, rest: Args, op: str, cached: tuple[str, ...]) -> None:
     if any(a in cached for a in rest):
         return
     paths, dashed = _pathspecs(rest)
@@ -196,7 +190,7 @@ def _paths(w: Walker, sub: str, rest: Args, op: str, cached: tuple[str, ...]) ->
         _literal_path(w, path, f"git {sub}'s path", op)
 
 
-def _mv(w: Walker, rest: Args) -> None:
+def _mv(w: ShellWalk, rest: Args) -> None:
     words = [a for a in rest if a is None or not a.startswith("-")]
     if len(words) < 2:
         return

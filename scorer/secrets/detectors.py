@@ -1,4 +1,4 @@
-"""Scanning added lines with the detector table (`scorer.checks.detector_table`), and redaction.
+"""Scanning added lines with the detector table (`scorer.secrets.detector_table`), and redaction.
 
 A detector is run only where one of its literals occurs; a match becomes a violation once its
 judge calls it a credential and its fingerprint is not allowed.

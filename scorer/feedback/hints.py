@@ -337,40 +337,6 @@ def _token(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
-def _encoding(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        f"save {v.path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
-        "be checked as Python reads them",
-        "",
-    )
-
-
-def _kind(noun: str, instead: str, setting: str) -> Hint:
-    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
-        path = v.path or ""
-        return (f"{instead}, or " + _undo(path, scene), f"set {setting} to true if the job may add {noun}")
-
-    return hint
-
-
-def _unmerged(v: Violation, scene: Scene) -> tuple[str, str]:
-    path = shell_path(v.path or "")
-    return (
-        f"resolve the conflict markers in {v.path} and stage the result (`git add -- {path}`), or "
-        "abandon the merge (`git merge --abort`)",
-        "",
-    )
-
-
-def _merge_conflict(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        f"merge the base branch into this branch and resolve the conflict in {v.path} there (`git merge "
-        "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
-        "rerun score-diff",
-        "",
-    )
-
-
 def _hidden(v: Violation, scene: Scene) -> tuple[str, str]:
     path, msg = v.path or "", v.message
     flag = re.match(r"the index flag (\S+) hides", msg)
@@ -505,27 +471,12 @@ def _risky(v: Violation, scene: Scene) -> tuple[str, str]:
     return f"remove {_at(v)} ({v.message}); do it a safer way or leave it to the user", ""
 
 
-def _test_failed(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        f"make the required test pass: run `{_test_command(scene)}`, read its output and fix the code (not the test)",
-        "",
-    )
-
-
 def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
     timeout = scene.manifest.test_timeout_s if scene.manifest else None
     within = f" within {timeout:g} s" if timeout else ""
     return (
         f"make the required test finish{within}: run `{_test_command(scene)}` and find what hangs or is slow",
         "raise test_timeout_s if the test is slow by nature",
-    )
-
-
-def _test_empty(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        f"make the required test run its tests to the end: run `{_test_command(scene)}`; nothing may exit "
-        "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
-        "name the report the test writes in test_report, or lower min_tests",
     )
 
 
@@ -551,19 +502,6 @@ def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     )
 
 
-def _cheat(do: str, detector: str) -> Hint:
-    """A hint for source written to fool the tests: what to do instead, never how to hide it."""
-
-    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
-        return (
-            f"at {_at(v)}, {do}; then run `{_test_command(scene)}` and make it pass by fixing the behaviour "
-            "the test describes, for every input",
-            f"if this code is intended (not written for the test), add {detector!r} to disabled_detectors",
-        )
-
-    return hint
-
-
 def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     undo = "" if scene.mode == TOOL_CALL else f": run `{undo_command(path, scene)}`{_came_in(path, scene)}"
@@ -572,44 +510,6 @@ def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
         "make the code pass them, and put a fixture or helper a new test needs in that test's own module",
         "grant the file in allowed_test_config if the job must change how tests are collected",
     )
-
-
-def _test_envelope(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        "remove the code that tried what the message names: the code and its tests must run without "
-        "writing outside the checkout and the temporary directory, reaching a host, starting other "
-        "programs or reading another process's environment (use tmp_path, a server on 127.0.0.1, a fake); "
-        f"then rerun `{_test_command(scene)}`",
-        "list the directory in test_write_roots, set test_network, or list the program in test_programs",
-    )
-
-
-def _test_envelope_unavailable(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        "stop and tell the user this machine cannot jail the required test (no user namespaces or Landlock); "
-        "this is not a verdict on your change",
-        "run the gate where user namespaces and Landlock are allowed, or set test_envelope to auto",
-    )
-
-
-def _test_missing(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        f"make the base's test the message names run and pass: run `{_test_command(scene)}`, and fix the code "
-        "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
-        "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
-    )
-
-
-def _git_error(v: Violation, scene: Scene) -> tuple[str, str]:
-    return (
-        "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
-        "otherwise stop and tell the user score-diff could not read git",
-        "",
-    )
-
-
-def _internal(v: Violation, scene: Scene) -> tuple[str, str]:
-    return "stop and tell the user score-diff failed; this is not a verdict on your change", ""
 
 
 def _unknown(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -625,38 +525,53 @@ def _outside(v: Violation, scene: Scene) -> tuple[str, str]:
     return f"write only inside the repository{where}", "add the directory to scratch_roots"
 
 
-def _const(text: str, fix: str = "") -> Hint:
-    return lambda v, scene: (text, fix)
+# -- hints that are text over a few facts: one row each ----------------------------------
 
 
-_HINTS: dict[str, Hint] = {
-    "empty-diff": _empty,
-    "unlisted-path": _unlisted,
-    "forbidden-path": _forbidden,
-    "too-many-files": _too_many,
-    "hunk-too-large": _hunk,
-    "diff-too-large": _diff_size,
-    "file-too-large": _file_size,
-    "forbidden-token": _token,
-    "unreadable-encoding": _encoding,
+class Said(NamedTuple):
+    """A hint and its fix as text; `{name}` is a fact of the violation and its scene (FACTS)."""
+
+    hint: str
+    fix: str = ""
+
+
+def _cheat(do: str, detector: str) -> Said:
+    """Source written to fool the tests: what to do instead, never how to hide it."""
+    return Said(
+        f"at {{at}}, {do}; then run `{{test}}` and make it pass by fixing the behaviour the test describes, "
+        "for every input",
+        f"if this code is intended (not written for the test), add {detector!r} to disabled_detectors",
+    )
+
+
+def _kind(noun: str, instead: str, setting: str) -> Said:
+    """A kind of file the job may not add (binary, symlink, submodule)."""
+    return Said(f"{instead}, or {{undo}}", f"set {setting} to true if the job may add {noun}")
+
+
+SAID: dict[str, Said] = {
+    "unreadable-encoding": Said(
+        "save {path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
+        "be checked as Python reads them"
+    ),
     "binary-file": _kind("binary files", "write text content instead of binary", "allow_binary"),
     "symlink": _kind("symlinks", "write a regular file instead of a symlink", "allow_symlinks"),
     "submodule": _kind("submodules", "leave nested repositories and submodules alone", "allow_submodules"),
-    "unmerged": _unmerged,
-    "merge-conflict": _merge_conflict,
-    "hidden-change": _hidden,
-    "manifest-changed": _manifest_changed,
-    "manifest-invalid": _manifest_invalid,
-    "manifest-hash-mismatch": _manifest_mismatch,
-    "sensitive-path": _sensitive,
-    "bad-justification": _bad_justification,
-    "secret": _secret,
-    "risky-shell": _risky,
-    "test-failed": _test_failed,
-    "test-timeout": _test_timeout,
-    "test-side-effect": _test_side_effect,
-    "test-empty": _test_empty,
-    "test-weakened": _test_weakened,
+    "unmerged": Said(
+        "resolve the conflict markers in {path} and stage the result (`git add -- {shell_path}`), or "
+        "abandon the merge (`git merge --abort`)"
+    ),
+    "merge-conflict": Said(
+        "merge the base branch into this branch and resolve the conflict in {path} there (`git merge "
+        "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
+        "rerun score-diff"
+    ),
+    "test-failed": Said("make the required test pass: run `{test}`, read its output and fix the code (not the test)"),
+    "test-empty": Said(
+        "make the required test run its tests to the end: run `{test}`; nothing may exit "
+        "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
+        "name the report the test writes in test_report, or lower min_tests",
+    ),
     "test-runner-detected": _cheat(
         "remove the code that tells a test run from a real one (do not detect the test runner or read the "
         "caller's frame): the code must behave the same under the test as in use",
@@ -672,16 +587,87 @@ _HINTS: dict[str, Hint] = {
         "path that handles such inputs in general",
         "special-cased-input",
     ),
+    "test-envelope": Said(
+        "remove the code that tried what the message names: the code and its tests must run without "
+        "writing outside the checkout and the temporary directory, reaching a host, starting other "
+        "programs or reading another process's environment (use tmp_path, a server on 127.0.0.1, a fake); "
+        "then rerun `{test}`",
+        "list the directory in test_write_roots, set test_network, or list the program in test_programs",
+    ),
+    "test-envelope-unavailable": Said(
+        "stop and tell the user this machine cannot jail the required test (no user namespaces or Landlock); "
+        "this is not a verdict on your change",
+        "run the gate where user namespaces and Landlock are allowed, or set test_envelope to auto",
+    ),
+    "test-missing": Said(
+        "make the base's test the message names run and pass: run `{test}`, and fix the code "
+        "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
+        "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
+    ),
+    "git-error": Said(
+        "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
+        "otherwise stop and tell the user score-diff could not read git"
+    ),
+    "internal-error": Said("stop and tell the user score-diff failed; this is not a verdict on your change"),
+    # the guard's own findings
+    "git-dir": Said("do not write inside .git; it holds git's hooks and refs"),
+    "gate-skip": Said("run the command without that option or variable; the commit gate must run"),
+}
+
+# The facts a row may name, each worked out only when its row names it.
+FACTS: dict[str, Callable[[Violation, Scene], str]] = {
+    "path": lambda v, scene: str(v.path),
+    "shell_path": lambda v, scene: shell_path(v.path or ""),
+    "at": lambda v, scene: _at(v),
+    "test": lambda v, scene: _test_command(scene),
+    "undo": lambda v, scene: _undo(v.path or "", scene),
+}
+
+
+class _Facts(dict[str, str]):
+    def __init__(self, v: Violation, scene: Scene) -> None:
+        super().__init__()
+        self.v, self.scene = v, scene
+
+    def __missing__(self, name: str) -> str:
+        value = self[name] = FACTS[name](self.v, self.scene)
+        return value
+
+
+def _said(row: Said) -> Hint:
+    """The one builder of a row's hint: its text with the violation's facts filled in."""
+
+    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
+        facts = _Facts(v, scene)
+        return row.hint.format_map(facts), row.fix.format_map(facts)
+
+    return hint
+
+
+_HINTS: dict[str, Hint] = {
+    "empty-diff": _empty,
+    "unlisted-path": _unlisted,
+    "forbidden-path": _forbidden,
+    "too-many-files": _too_many,
+    "hunk-too-large": _hunk,
+    "diff-too-large": _diff_size,
+    "file-too-large": _file_size,
+    "forbidden-token": _token,
+    "hidden-change": _hidden,
+    "manifest-changed": _manifest_changed,
+    "manifest-invalid": _manifest_invalid,
+    "manifest-hash-mismatch": _manifest_mismatch,
+    "sensitive-path": _sensitive,
+    "bad-justification": _bad_justification,
+    "secret": _secret,
+    "risky-shell": _risky,
+    "test-timeout": _test_timeout,
+    "test-side-effect": _test_side_effect,
+    "test-weakened": _test_weakened,
     "test-config-changed": _test_config_changed,
-    "test-envelope": _test_envelope,
-    "test-envelope-unavailable": _test_envelope_unavailable,
-    "test-missing": _test_missing,
-    "git-error": _git_error,
-    "internal-error": _internal,
     # the guard's own findings
     "outside-repo": _outside,
-    "git-dir": _const("do not write inside .git; it holds git's hooks and refs"),
-    "gate-skip": _const("run the command without that option or variable; the commit gate must run"),
+    **{code: _said(row) for code, row in SAID.items()},
 }
 
 HINTED_CODES = frozenset(_HINTS)

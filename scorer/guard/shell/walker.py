@@ -2,8 +2,8 @@
 
 This module is the bash half: statements, lists, pipelines, subshells, redirections, heredocs,
 here-strings, substitutions, the directory each command runs in and where its standard
-input comes from. What each program does with its words is programs.py, with the option
-grammars of options.py.
+input comes from. What each program does with its words is its handler's, found in the one
+table of programs.py and called with the walk (the contract is base.py's `ShellWalk`).
 
 The directory is followed as bash follows it: a `cd` in a pipeline element, a subshell or a
 substitution does not outlive it; a `cd` that may or may not run (`a || cd x`, an `if`
@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from .payload import Target
+from ..payload import Target
+from . import programs
+from .base import Args, Stdin, Unknown
 
 TREE = "tree"  # a directory target: every file under it would change
 MAX_DEPTH = 4  # `bash -c "bash -c '...'"` is followed this deep, then refused
@@ -60,13 +63,6 @@ class ShellFacts(NamedTuple):
     gate_skips: tuple[str, ...] = ()  # what would skip or disable the commit gate
 
 
-class Stdin(NamedTuple):
-    """Where a command's standard input comes from, when the command itself says so."""
-
-    what: str  # "a pipe", "a heredoc", "a here-string", "a file"
-    text: str | None  # the literal text, when the command shows it
-
-
 @functools.lru_cache(maxsize=1)
 def _parser() -> Any:
     import tree_sitter
@@ -77,7 +73,7 @@ def _parser() -> Any:
 
 def analyse(command: str, cwd: str, home: str | None, cdpath: str | None = None) -> ShellFacts:
     """Every write target, unknown and gate skip in `command`, run in `cwd`."""
-    walker = Walker(cwd, home, bool(cdpath))
+    walker = CommandWalker(cwd, home, bool(cdpath))
     walker.run(command, 0)
     return ShellFacts(
         tuple(dict.fromkeys(walker.targets)),
@@ -94,8 +90,8 @@ def _text(node: Any) -> str:
     return str(node.text.decode("utf-8", "surrogateescape"))
 
 
-class Walker:
-    """One walk of the parse tree; programs.py calls back into it for targets and code to run."""
+class CommandWalker:
+    """One walk of a command's parse tree; program handlers call back into it (as base.ShellWalk)."""
 
     def __init__(self, cwd: str, home: str | None, cdpath: bool) -> None:
         self.cwds: tuple[str, ...] | None = (cwd,)  # None: not known
@@ -354,11 +350,9 @@ class Walker:
         self.target(value, "write", "a redirection target", _redirect_content(self, body))
 
     def _command(self, node: Any) -> None:
-        from . import programs
-
         saved_in = self.stdin
         name_node = node.child_by_field_name("name")
-        args: list[str | None] = []
+        args: Args = []
         for child in node.named_children:
             if child.type == "variable_assignment":
                 self._assignment(child)
@@ -377,7 +371,7 @@ class Walker:
             if name is None:
                 self.unknown("the command's name is not literal (a variable or substitution)")
             else:
-                programs.dispatch(self, name, args)
+                self.dispatch(name, args)
         self.stdin = saved_in
 
     def _assignment(self, node: Any) -> None:
@@ -447,7 +441,18 @@ class Walker:
             return self.home
         return None
 
-    # -- what programs.py calls -----------------------------------------------
+    # -- what program handlers call (base.ShellWalk) ---------------------------
+    def dispatch(self, name: str, args: Args) -> None:
+        """Account for one command: `name` and its words, read by the program table's handler."""
+        base = posixpath.basename(name)
+        handler = programs.lookup(base)
+        if handler is None:
+            return  # another program: its own writes are the commit gate's
+        try:
+            handler(self, base, args)
+        except Unknown as exc:
+            self.unknown(str(exc))
+
     def target(
         self, value: str | None, op: str, what: str, content: str | None = None, link: str | None = None
     ) -> None:
@@ -527,7 +532,7 @@ def _substitutions(node: Any) -> Iterator[Any]:
         yield from _substitutions(child)
 
 
-def _redirect_content(w: Walker, body: Any | None) -> str | None:
+def _redirect_content(w: CommandWalker, body: Any | None) -> str | None:
     """The text `echo ... > f`, `printf ... > f` or `cat > f <<EOF` writes, when literal."""
     if body is None or body.type != "command":
         return None
@@ -542,13 +547,13 @@ def _redirect_content(w: Walker, body: Any | None) -> str | None:
 
 
 _HANDLERS = {
-    "command": Walker._command,
-    "variable_assignment": Walker._assignment,
-    "redirected_statement": Walker._redirected,
-    "list": Walker._list,
-    "pipeline": Walker._pipeline,
-    "subshell": Walker._subshell,
-    "command_substitution": Walker._substitution,
-    "process_substitution": Walker._substitution,
+    "command": CommandWalker._command,
+    "variable_assignment": CommandWalker._assignment,
+    "redirected_statement": CommandWalker._redirected,
+    "list": CommandWalker._list,
+    "pipeline": CommandWalker._pipeline,
+    "subshell": CommandWalker._subshell,
+    "command_substitution": CommandWalker._substitution,
+    "process_substitution": CommandWalker._substitution,
     "comment": lambda w, n: None,
 }
