@@ -122,15 +122,15 @@ def _truncated(path: Path) -> None:
 
 def _forged(path: Path) -> None:  # valid JSON, the outcome edited: the content digest no longer holds
     doc = json.loads(path.read_text())
-    doc["outcome"]["duration_s"] = 0.001
+    doc["value"]["duration_s"] = 0.001
     path.write_text(json.dumps(doc))
 
 
 def _reforged(path: Path) -> None:  # a record whose digest holds, with an outcome _plain never writes
     doc = json.loads(path.read_text())
-    doc["outcome"]["unknown_field"] = 1
-    body = {k: doc[k] for k in ("format", "key", "outcome")}
-    doc["sha256"] = verdict_record._digest(body)
+    doc["value"]["unknown_field"] = 1
+    body = {k: doc[k] for k in ("format", "key", "value")}
+    doc["sha256"] = verdict_record.cache_store.digest(body)
     path.write_text(json.dumps(doc))
 
 

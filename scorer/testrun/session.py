@@ -9,11 +9,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import basetests, checkout, envelope, evidence, junit, run_test
+from . import base_cache, basetests, checkout, envelope, evidence, junit, run_test
 from .environment import NEVER_PASSED, program_inside, test_environment
 
 if TYPE_CHECKING:
@@ -43,7 +44,10 @@ def run_required(
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
         work = checkout.Workdir(repo, scratch)
-        base = _base_tests(repo, trees, fence, scratch, work, manifest, environ, progress)
+        collect = partial(_base_tests, repo, trees, fence, scratch, work, manifest, environ, progress)
+        base = base_cache.collected(
+            repo.git_dir, trees.base, manifest, environ, repo.root, collect
+        )  # the base paid once
         test = _spec_then_job(repo, trees, scratch, work, manifest, environ, progress, base)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())

@@ -14,23 +14,21 @@ them (`git commit --no-verify`); CI, which scores on a clean checkout, is the ba
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import stat
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..model import TEST_FAILED, TEST_PASSED, TEST_TIMEOUT, EnvelopeFacts, TestEvidence, TestOutcome
+from . import cache_store
 
 if TYPE_CHECKING:
     from ..manifest.load import Manifest
     from ..model import Inspection
 
-FORMAT = 1
 RAN = (TEST_PASSED, TEST_FAILED, TEST_TIMEOUT)  # outcomes of a run: only these are recorded
 REUSED_NOTE = (
     "the required test was not run again: this is the outcome of its run on this same change by the "
@@ -98,56 +96,18 @@ def run_once(
 
 
 def store(git_dir: str, key: Key, outcome: TestOutcome) -> bool:
-    """Write the record (atomically: a temporary file renamed over it); False if it could not be."""
-    body = {"format": FORMAT, "key": key._asdict(), "outcome": _plain(outcome)}
-    data = json.dumps({**body, "sha256": _digest(body)}, ensure_ascii=True).encode("ascii")
-    path = record_path(git_dir)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        return False
-    return True
+    """Write the record (atomically); False if it could not be."""
+    return cache_store.write_entry(record_path(git_dir), key._asdict(), _plain(outcome))
 
 
 def load(git_dir: str, key: Key) -> TestOutcome | None:
     """The recorded outcome if the record is ours, whole, and for exactly `key`; else None."""
-    path = record_path(git_dir)
+    plain = cache_store.read_entry(record_path(git_dir), key._asdict())
     try:
-        if not _ours(os.lstat(path.parent)):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-        try:
-            if not (stat.S_ISREG((st := os.fstat(fd)).st_mode) and _ours(st)) or st.st_size > 4 << 20:
-                return None
-            with os.fdopen(os.dup(fd), "rb") as fh:
-                doc = json.loads(fh.read())
-        finally:
-            os.close(fd)
-        body = {k: doc[k] for k in ("format", "key", "outcome")}
-        if doc.get("sha256") != _digest(body) or body["format"] != FORMAT or body["key"] != key._asdict():
-            return None
-        outcome = _outcome(body["outcome"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        outcome = _outcome(plain) if isinstance(plain, dict) else None
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return outcome if outcome.status in RAN else None
-
-
-def _ours(st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else: another user's file is foreign."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
-def _digest(body: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode("ascii")).hexdigest()
+    return outcome if outcome is not None and outcome.status in RAN else None
 
 
 def _plain(outcome: TestOutcome) -> dict[str, Any]:
