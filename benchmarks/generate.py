@@ -25,9 +25,10 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
-import pymodules
+if TYPE_CHECKING:
+    from pymodules import ModuleContent
 
 # Bump whenever the output for a given size and seed changes; it is part of the cache key.
 GENERATOR_VERSION = 3
@@ -304,7 +305,11 @@ class Builder:
         self.repo = repo
         self.git = Git(repo, env)
         self.content = Content(self.rng)
-        self.modules = pymodules.ModuleContent(self.rng) if size.modules else None
+        self.modules: ModuleContent | None = None
+        if size.modules:
+            from pymodules import ModuleContent  # beside this file: the harness runs from benchmarks/
+
+            self.modules = ModuleContent(self.rng)
         self.namer = Namer(self.rng, MODULE_EXTENSIONS if size.modules else EXTENSIONS)
         self.touched: list[str] = []  # every path the change touches, old and new
 
@@ -330,7 +335,7 @@ class Builder:
         if settle:
             self._settle()
 
-    def _content(self, path: str) -> Content | pymodules.ModuleContent:
+    def _content(self, path: str) -> Content | ModuleContent:
         return self.modules if self.modules is not None and path.endswith(".py") else self.content
 
     def _fresh(self, path: str, extra: int = 0) -> list[str]:
