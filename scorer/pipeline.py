@@ -33,9 +33,10 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from .checks.contract import Findings
     from .checks.job import Job
     from .manifest.load import Manifest
-    from .testrun.checkout import Fence
+    from .testrun.checkout import SpecSource
 
 # The checks, the manifest loader (jsonschema, pathspec) and the detectors are imported
 # inside the functions below, after git has been started: their ~100 ms of imports
@@ -98,15 +99,11 @@ def _job(manifest: Manifest, rel: str | None) -> Job:
 
 def _check_content(job: Job, into: list[Violation], seen: list[int], added: AddedText) -> None:
     """Run the checks of added lines on one batch, while git is still streaming the rest."""
-    from .checks.registry import CONTENT_CHECKS
+    from .checks.content import CONTENT_CHECKS
 
     seen[0] += len(added.text)
     for check in CONTENT_CHECKS:
         into.extend(check(added, job))
-
-
-def _where(v: Violation) -> tuple[str, int, str]:
-    return (v.path or "", v.line or 0, v.code)
 
 
 def _drop_untracked_manifest(
@@ -160,7 +157,7 @@ def _test_outcome(
     if ins.repo_root is None and opts.receiving and opts.server_test and ins.head is not None:
         from .testrun.session import run_in_checkout
 
-        return run_in_checkout(repo, manifest, environ, ins, _fence(ins, job), progress=opts.progress)
+        return run_in_checkout(repo, manifest, environ, ins, _spec_source(ins, job), progress=opts.progress)
     if ins.repo_root is None and opts.receiving:
         return TestOutcome(
             TEST_SKIPPED,
@@ -180,7 +177,7 @@ def _test_outcome(
     # the index the test could rewrite, so the repository's own tree is watched.
     from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
 
-    fence = _fence(ins, job)
+    fence = _spec_source(ins, job)
     run = partial(
         run_required, repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress
     )
@@ -191,18 +188,18 @@ def _test_outcome(
     return run_once(repo.git_dir, ins, manifest, environ, run, reuse=opts.reuse_test)
 
 
-def _fence(ins: Inspection, job: Job) -> Fence:
+def _spec_source(ins: Inspection, job: Job) -> SpecSource:
     """What the spec pass takes from the base (the same base test-weakened compares with)."""
     from .checks.protected import protected_matcher
     from .manifest.globs import PathMatcher
-    from .testrun.checkout import Fence
+    from .testrun.checkout import SpecSource
 
     base = ins.base if ins.mode == "range" else ins.head
     granted = PathMatcher(job.manifest.allowed_test_config)
-    return Fence(base, protected_matcher(job), granted)
+    return SpecSource(base, protected_matcher(job), granted)
 
 
-class Scored(NamedTuple):
+class Inspected(NamedTuple):
     """The manifest and what git says changed, with the content checks already run on it."""
 
     manifest: Manifest
@@ -220,14 +217,14 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     started, started_at = clock(), now_iso()
     repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
     try:
-        scored = inspect(repo, opts, environ)
-        result = judge(repo, scored, opts, environ)
+        inspected = inspect(repo, opts, environ)
+        result = judge(repo, inspected, opts, environ)
     finally:
         repo.close()  # git calls an error left running are stopped, never left behind
     return result._replace(duration_s=clock() - started, started_at=started_at)
 
 
-def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scored:
+def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
     """Read the manifest and ask git what changed; content checks run while git streams."""
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
@@ -273,7 +270,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Scor
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
-    return Scored(manifest, job, path, rel, ins, content, committed, tuple(notes))
+    return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes))
 
 
 def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
@@ -342,40 +339,48 @@ def _job_checked(manifest: Manifest, job_name: str | None) -> Manifest:
     return manifest
 
 
-def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str, str]) -> Result:
-    """Every check, then the required test, into one Result."""
-    from .checks.blast_radius import check_blast_radius
-    from .checks.names import check_message_secrets
-    from .checks.paths import allowed_paths
-    from .checks.registry import CHECKS
+def judge(repo: Repository, inspected: Inspected, opts: Options, environ: Mapping[str, str]) -> Result:
+    """Four steps: every check, then the required test, then the hints, into one Result."""
     from .checks.required_test import check_test
-    from .checks.source import check_new_content, merge_token_hits
 
-    manifest, job, path, rel, ins, content, committed, fence_notes = scored
+    ins, found = _checks(repo, inspected, opts)
+    # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
+    edited = any(v.code == "manifest-changed" for v in found.violations)
+    shadow = opts.shadow or (inspected.manifest.mode == "shadow" and not edited)
+    # In shadow mode every check runs, the test included, so the report shows all that would fail.
+    test = _test_outcome(repo, opts, inspected.job, ins, [] if shadow else list(found.violations), environ)
+    violations = _with_hints(repo, ins, inspected.manifest, inspected.rel, [*found.violations, *check_test(test)])
+    return _result(inspected, ins, found, test, violations, shadow)
+
+
+def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Inspection, Findings]:
+    """Every check of the registry on one CheckInput: the violations capped per code, with every
+    note and accepted justification; and the inspection they judged."""
+    from .checks.contract import CheckInput, Findings
+    from .checks.registry import CHECKS
+
+    job, rel, ins, content = inspected.job, inspected.rel, inspected.ins, inspected.content
     ins, content, notes = (
         _drop_untracked_manifest(ins, rel, content)
-        if ins.mode == "worktree" and ins.base is None and committed is None
+        if ins.mode == "worktree" and ins.base is None and inspected.committed is None
         else (ins, content, [])
     )
-    notes = [*fence_notes, *notes]
-    found = [v for check in CHECKS for v in check(ins, job)] + sorted(content, key=_where)
-    scored_rev = ins.head if ins.mode == "range" else None
-    found += merge_token_hits(content, check_new_content(ins, job, partial(repo.read_files, scored_rev)))
-    read_scored = partial(repo.read_file, scored_rev)
-    messages = _messages(repo, ins, opts)
-    found += check_message_secrets(messages, job)
-    found += _protected(repo, ins, job)
-    cheats, cheat_notes = _cheats(repo, ins, job)
-    found += cheats
-    notes += cheat_notes
-    blast_found, accepted = check_blast_radius(ins, manifest, messages, read_scored, rel, opts.defer_justifications)
-    violations = _on_the_base(cap_per_code(found + blast_found), ins, opts)
-    # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
-    edited = any(v.code == "manifest-changed" for v in violations)
-    shadow = opts.shadow or (manifest.mode == "shadow" and not edited)
-    # In shadow mode every check runs, the test included, so the report shows all that would fail.
-    test = _test_outcome(repo, opts, job, ins, [] if shadow else violations, environ)
-    violations = _with_hints(repo, ins, manifest, rel, violations + check_test(test))
+    given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
+    found = [check(given) for check in CHECKS]
+    violations = _on_the_base(cap_per_code([v for f in found for v in f.violations]), ins, opts)
+    return ins, Findings(
+        tuple(violations),
+        (*inspected.notes, *notes, *(n for f in found for n in f.notes)),
+        tuple(j for f in found for j in f.accepted),
+    )
+
+
+def _result(
+    inspected: Inspected, ins: Inspection, found: Findings, test: TestOutcome, violations: list[Violation], shadow: bool
+) -> Result:
+    from .checks.paths import allowed_paths
+
+    manifest = inspected.manifest
     failed = bool(violations) and not shadow
     return redacted(
         Result(
@@ -390,11 +395,11 @@ def judge(repo: Repository, scored: Scored, opts: Options, environ: Mapping[str,
             head=ins.head,
             branch=ins.branch,
             change_digest=ins.change_digest,
-            manifest_path=rel or str(path),
+            manifest_path=inspected.rel or str(inspected.path),
             manifest_sha256=manifest.sha256,
-            allowed=allowed_paths(ins, job),
-            justifications=tuple(accepted),
-            warnings=(*manifest.warnings, *notes, *test.notes),
+            allowed=allowed_paths(ins, inspected.job),
+            justifications=found.accepted,
+            warnings=(*manifest.warnings, *found.notes, *test.notes),
             shadow=shadow,
             version=__version__,
             description=manifest.description,
@@ -412,31 +417,6 @@ def _on_the_base(violations: list[Violation], ins: Inspection, opts: Options) ->
         "no commits to score; score the agent's branch (switch to it, or pass --head)"
     )
     return [v._replace(message=why) if v.code == "empty-diff" else v for v in violations]
-
-
-def _protected(repo: Repository, ins: Inspection, job: Job) -> list[Violation]:
-    """Protected tests, compared with the base: HEAD in worktree mode, the merge-base in --base mode."""
-    from .checks.protected import check_protected_tests, check_test_config
-
-    base_rev = ins.base or ins.head  # the merge-base in --base and --since mode, else HEAD
-    read_base = partial(repo.read_files, base_rev) if base_rev else None
-    read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
-    list_base = partial(repo.names_under, base_rev) if base_rev else None
-    return [
-        *check_protected_tests(ins, job, read_base, read_new),
-        *check_test_config(ins, job, read_base, read_new, list_base),
-    ]
-
-
-def _cheats(repo: Repository, ins: Inspection, job: Job) -> tuple[list[Violation], list[str]]:
-    """Source written to fool the tests, judged against the same base as the protected tests."""
-    from .checks.cheats import check_cheats
-
-    base_rev = ins.base if ins.mode == "range" else ins.head
-    read_base = partial(repo.read_files, base_rev) if base_rev else None
-    list_base = partial(repo.files_at, base_rev) if base_rev else None
-    read_new = partial(repo.read_files, ins.head if ins.mode == "range" else None)
-    return check_cheats(ins, job, read_base, read_new, list_base)
 
 
 def _with_hints(

@@ -323,7 +323,7 @@ def test_the_gate_is_inferred_from_the_environment(environ: dict[str, str], gate
 
 
 def test_a_scoring_run_logs_its_test_branch_and_gate_and_log_filters_them(committed, monkeypatch) -> None:
-    from conftest import run_cli
+    from tests.testing.repo import run_cli
 
     log = str(committed.scratch / "log.sqlite3")
     committed.git("checkout", "-q", "-b", "agent-x")

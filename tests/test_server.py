@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PASSING_TEST, GitRepo
 
 from scorer import main as cli
+from tests.testing.repo import PASSING_TEST, GitRepo
 
 ZERO = "0" * 40
 DECOY = "src/legacy_pricing.py"

@@ -1,5 +1,5 @@
-"""Checks: plain functions from the inspected change and the job to violations.
+"""Checks: plain functions from what was inspected to findings.
 
-A check never prints and never raises for a finding; it returns Violations. The table
-of every check is `scorer.checks.registry`.
+A check never prints and never raises for a finding: it takes a `contract.CheckInput` and returns
+`contract.Findings`. The table of every check is `scorer.checks.registry`.
 """

@@ -9,6 +9,7 @@ from functools import partial
 from ..manifest.load import Manifest
 from ..model import CommitMessage, Inspection, Justification, Violation
 from . import justify, sensitive
+from .contract import CheckInput, Findings
 
 
 def count_lines(data: bytes | None) -> int | None:
@@ -43,3 +44,13 @@ def check_blast_radius(
     if defer:  # the pre-commit stage has no message yet: the commit-msg stage decides
         violations = [v for v in violations if v.code not in ("sensitive-path", "bad-justification")]
     return violations, accepted
+
+
+def check_sensitive(given: CheckInput) -> Findings:
+    """`check_blast_radius` with the messages' trailers, line counts read from the scored tree."""
+    job = given.job
+    read = partial(given.trees.read_file, given.scored_rev)
+    found, accepted = check_blast_radius(
+        given.ins, job.manifest, given.messages, read, job.manifest_in_repo, given.defer_justifications
+    )
+    return Findings(tuple(found), accepted=tuple(accepted))

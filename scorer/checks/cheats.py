@@ -18,11 +18,13 @@ import ast
 import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from .. import builtin_names, model
 from ..model import Inspection, Violation
 from . import pyast, special_cases
+from .contract import CheckInput, Findings
 from .job import Job
 from .protected import protected_matcher
 
@@ -597,3 +599,15 @@ def _cannot_fail(
     if params and params[0] not in read:
         return f"never reads the instance ({params[0]}) although its instances carry data"
     return ""
+
+
+def check_source_cheats(given: CheckInput) -> Findings:
+    """`check_cheats`, judged against the same base as the protected tests' spec pass (HEAD in
+    worktree mode, the merge-base in --base mode)."""
+    ins = given.ins
+    base_rev = ins.base if ins.mode == "range" else ins.head
+    read_base = partial(given.trees.read_files, base_rev) if base_rev else None
+    list_base = partial(given.trees.files_at, base_rev) if base_rev else None
+    read_new = partial(given.trees.read_files, given.scored_rev)
+    found, notes = check_cheats(ins, given.job, read_base, read_new, list_base)
+    return Findings(tuple(found), tuple(notes))

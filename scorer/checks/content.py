@@ -6,7 +6,7 @@ They run on each batch of added lines while git is still streaming the diff.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 
 from ..model import AddedMatch, AddedText, Violation
@@ -88,3 +88,10 @@ def check_secrets(added: AddedText, job: Job) -> list[Violation]:
     return detectors.scan(
         added, disabled=frozenset(m.disabled_detectors), allowed_fingerprints=frozenset(m.allowed_fingerprints)
     )
+
+
+# Checks of added lines alone: the scorer runs them on each batch of lines as git streams the diff,
+# so their regex scans overlap git's work (`source.check_streamed` then reports what they found),
+# and the guard runs them on the content a tool call would write. Kept here, not in the registry,
+# so that the guard's hot path loads no other check.
+CONTENT_CHECKS: tuple[Callable[[AddedText, Job], Sequence[Violation]], ...] = (check_added_tokens, check_secrets)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate
 
 from ..model import DELETED, AddedText, CommitMessage, Inspection, Violation
+from .contract import CheckInput, Findings
 from .job import Job
 
 
@@ -57,3 +58,8 @@ def check_message_secrets(messages: Sequence[CommitMessage], job: Job) -> list[V
     the message says which commit (full id) or message file, and which line."""
     found = _secrets([(m.source, m.scanned) for m in messages], job)
     return [Violation(v.code, f"{v.path} line {v.line}: {v.message}") for v in found]
+
+
+def check_messages(given: CheckInput) -> Findings:
+    """`check_message_secrets` on the commit messages and message files."""
+    return Findings(tuple(check_message_secrets(given.messages, given.job)))

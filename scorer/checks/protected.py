@@ -12,13 +12,14 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
-from .. import model
+from .. import model, pytest_config
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
-from ..testrun import pytest_config
 from . import assertions
+from .contract import CheckInput, Findings
 from .job import Job
 
 if TYPE_CHECKING:
@@ -177,3 +178,26 @@ def _config_violation(path: str, what: str) -> Violation:
         "required test's spec pass runs",
         path,
     )
+
+
+def _base_rev(given: CheckInput) -> str | None:
+    """Protected tests are compared with the base: HEAD in worktree mode, the merge-base in --base
+    and --since mode."""
+    return given.ins.base or given.ins.head
+
+
+def check_protected(given: CheckInput) -> Findings:
+    """`check_protected_tests` against the base, on the scored tree."""
+    base_rev = _base_rev(given)
+    read_base = partial(given.trees.read_files, base_rev) if base_rev else None
+    read_new = partial(given.trees.read_files, given.scored_rev)
+    return Findings(tuple(check_protected_tests(given.ins, given.job, read_base, read_new)))
+
+
+def check_config(given: CheckInput) -> Findings:
+    """`check_test_config` against the base, on the scored tree."""
+    base_rev = _base_rev(given)
+    read_base = partial(given.trees.read_files, base_rev) if base_rev else None
+    read_new = partial(given.trees.read_files, given.scored_rev)
+    list_base = partial(given.trees.names_under, base_rev) if base_rev else None
+    return Findings(tuple(check_test_config(given.ins, given.job, read_base, read_new, list_base)))

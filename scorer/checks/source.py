@@ -16,10 +16,12 @@ import codecs
 import io
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from itertools import accumulate, islice
 
 from ..model import DELETED, AddedText, ChangedPath, Inspection, Violation
 from .content import check_added_tokens
+from .contract import CheckInput, Findings
 from .job import Job
 
 WHOLE_FILE = "whole-file"
@@ -137,3 +139,18 @@ def merge_token_hits(content: list[Violation], more: list[Violation]) -> list[Vi
     """`more` without the forbidden-token hits an added line already reported."""
     seen = {(v.path, v.line) for v in content if v.code == "forbidden-token"}
     return [v for v in more if v.code != "forbidden-token" or (v.path, v.line) not in seen]
+
+
+def _where(v: Violation) -> tuple[str, int, str]:
+    return (v.path or "", v.line or 0, v.code)
+
+
+def check_streamed(given: CheckInput) -> Findings:
+    """What CONTENT_CHECKS found on the added lines while git streamed them, by path, line and code."""
+    return Findings(tuple(sorted(given.streamed, key=_where)))
+
+
+def check_new_source(given: CheckInput) -> Findings:
+    """`check_new_content` on the scored tree, less the token hits an added line already reported."""
+    read = partial(given.trees.read_files, given.scored_rev)
+    return Findings(tuple(merge_token_hits(list(given.streamed), check_new_content(given.ins, given.job, read))))

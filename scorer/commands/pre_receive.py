@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--agent-ref",
+        dest="agent_refs",
         action="append",
         metavar="GLOB",
         help=f"full ref names to score (repeatable; default {DEFAULT_AGENT_REFS[0]}); "
@@ -60,18 +61,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def policy(args: argparse.Namespace) -> Policy:
+    """The options above are named as Policy's fields, so a new field is one option, not a copy."""
     from ..server import DEFAULT_AGENT_REFS, Policy
 
-    return Policy(
-        repo=args.repo,
-        agent_refs=tuple(args.agent_ref or DEFAULT_AGENT_REFS),
-        base=args.base,
-        manifest=args.manifest,
-        manifest_sha256=args.manifest_sha256,
-        deny_delete=args.deny_delete,
-        job_branch=args.job_branch,
-        run_test=args.run_test,
-    )
+    given = {field: getattr(args, field) for field in Policy._fields}
+    return Policy(**{**given, "agent_refs": tuple(given["agent_refs"] or DEFAULT_AGENT_REFS)})
 
 
 def enforce(updates: Sequence[RefUpdate], args: argparse.Namespace, ctx: Context) -> int:

@@ -217,7 +217,7 @@ def _kind_findings(target: Target, place: paths.Place, fence: GuardScope) -> lis
 
 def _content(job: Job, contents: Sequence[tuple[str, str]]) -> list[Violation]:
     """Forbidden tokens, patterns, secrets and risky shell, exactly as on added lines in a diff."""
-    from ..checks.registry import CONTENT_CHECKS
+    from ..checks.content import CONTENT_CHECKS
     from ..model import AddedText
 
     pieces, starts, locations, offset = [], [], [], 0

@@ -4,7 +4,7 @@ jsonschema is the reference, and costs ~200 ms to import on every commit and eve
 this reads the same schema file at run time (nothing generated, so nothing can drift) and
 gives jsonschema's Draft 2020-12 answers, with its messages, for the keywords the schema uses.
 A keyword it does not implement is refused when the schema is read, never skipped:
-tests/test_validator.py holds the walker to jsonschema on every fixture and on generated
+tests/manifest/test_schema.py holds the walker to jsonschema on every fixture and on generated
 manifests, and checks the shipped schema uses no other keyword.
 """
 
@@ -166,7 +166,7 @@ def _understood(schema: Any, root: dict[str, Any], where: str) -> None:
         elif keyword not in ANNOTATIONS | ASSERTIONS | APPLICATORS:
             raise SchemaNotUnderstood(
                 f"{where} uses {keyword!r}, which scorer/manifest/schema.py does not implement: add it there "
-                "(jsonschema's meaning, and a case in tests/test_validator.py)"
+                "(jsonschema's meaning, and a case in tests/manifest/test_schema.py)"
             )
 
 

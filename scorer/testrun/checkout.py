@@ -20,14 +20,14 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import pytest_config
+from .. import pytest_config
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
     from ..model import Inspection
 
 
-class Fence(NamedTuple):
+class SpecSource(NamedTuple):
     """What the spec pass takes from the base: the base commit, and how to tell its tests."""
 
     base: str | None  # HEAD in worktree mode, the merge-base in --base mode; None: no base commit
@@ -42,7 +42,7 @@ class Trees(NamedTuple):
     base: str | None = None  # the base's tree id, when its tests are the spec
 
 
-def plan(repo: Repository, ins: Inspection, fence: Fence, scratch: str) -> Trees:
+def plan(repo: Repository, ins: Inspection, fence: SpecSource, scratch: str) -> Trees:
     """The scored tree, and the spec tree laid over it from the base."""
     scored = _scored_tree(repo, ins, os.path.join(scratch, "scored.index"))
     if fence.base is None:

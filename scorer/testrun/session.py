@@ -10,12 +10,13 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import base_cache, basetests, checkout, envelope, evidence, junit, run_test
+from . import base_cache, basetests, checkout, envelope, evidence, junit
 from .environment import NEVER_PASSED, program_inside, test_environment
+from .run import run_test
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -26,12 +27,24 @@ SPEC = "the base's tests"
 JOB = "the job's own tests"
 
 
+class Session(NamedTuple):
+    """What every pass of one run shares: the repository, the manifest, the caller's environment,
+    the progress line, the checkout the passes take turns in and the scratch directory around it."""
+
+    repo: Repository
+    manifest: Manifest
+    environ: Mapping[str, str]
+    progress: Callable[[float], None] | None
+    work: checkout.Workdir
+    scratch: str
+
+
 def run_required(
     repo: Repository,
     manifest: Manifest,
     environ: Mapping[str, str],
     ins: Inspection,
-    fence: checkout.Fence,
+    fence: checkout.SpecSource,
     watch_tree: bool,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
@@ -43,12 +56,10 @@ def run_required(
     try:
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
-        work = checkout.Workdir(repo, scratch)
-        collect = partial(_base_tests, repo, trees, fence, scratch, work, manifest, environ, progress)
-        base = base_cache.collected(
-            repo.git_dir, trees.base, manifest, environ, repo.root, collect
-        )  # the base paid once
-        test = _spec_then_job(repo, trees, scratch, work, manifest, environ, progress, base)
+        run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
+        collect = partial(_base_tests, run, trees, fence)
+        base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
+        test = _spec_then_job(run, trees, base)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -74,7 +85,7 @@ def run_in_checkout(
     manifest: Manifest,
     environ: Mapping[str, str],
     ins: Inspection,
-    fence: checkout.Fence,
+    fence: checkout.SpecSource,
     progress: Callable[[float], None] | None = None,
 ) -> TestOutcome:
     """The same, on a git server (a bare repository has no working tree to watch)."""
@@ -84,18 +95,9 @@ def run_in_checkout(
     )
 
 
-def _spec_then_job(
-    repo: Repository,
-    trees: checkout.Trees,
-    scratch: str,
-    work: checkout.Workdir,
-    manifest: Manifest,
-    environ: Mapping[str, str],
-    progress: Callable[[float], None] | None,
-    base: basetests.Collected | None = None,
-) -> TestOutcome:
+def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collected | None = None) -> TestOutcome:
     """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
-    spec = _pass(repo, trees.spec, work, os.path.join(scratch, "spec"), manifest, environ, progress, base)
+    spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base)
     if base is not None and base.foreign_config:
         # pytest read a file above the repository, which no commit records and any process may write
         return spec._replace(
@@ -116,7 +118,7 @@ def _spec_then_job(
         why = spec.reason or f"exited {spec.exit_code}"
         spec = spec._replace(reason=f"{SPEC} (the base's versions of {shown}): {why}")
         return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
-    job = _pass(repo, trees.scored, work, os.path.join(scratch, "job"), manifest, environ, progress)
+    job = _pass(run, trees.scored, os.path.join(run.scratch, "job"))
     if job.status != TEST_PASSED:
         job = job._replace(reason=f"{JOB} (the job's versions of {shown}): {job.reason or f'exited {job.exit_code}'}")
         return job._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes))
@@ -125,21 +127,12 @@ def _spec_then_job(
     return _note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
 
 
-def _pass(
-    repo: Repository,
-    tree: str,
-    work: checkout.Workdir,
-    reports: str,
-    manifest: Manifest,
-    environ: Mapping[str, str],
-    progress: Callable[[float], None] | None,
-    base: basetests.Collected | None = None,
-) -> TestOutcome:
+def _pass(run: Session, tree: str, reports: str, base: basetests.Collected | None = None) -> TestOutcome:
     """One run in the checkout, made to hold exactly `tree` first; score-diff's report goes to the new
     directory `reports`. With `base`, each of the base's tests must show in the report, run and passed."""
     os.mkdir(reports)
-    root = work.hold(tree)
-    test = _run(repo, root, reports, manifest, environ, progress)
+    root = run.work.hold(tree)
+    test = _run(run, root, reports)
     return _every_base_test(test, base) if base is not None and base.tests else test
 
 
@@ -162,18 +155,10 @@ def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcom
     return test
 
 
-def _base_tests(
-    repo: Repository,
-    trees: checkout.Trees,
-    fence: checkout.Fence,
-    scratch: str,
-    work: checkout.Workdir,
-    manifest: Manifest,
-    environ: Mapping[str, str],
-    progress: Callable[[float], None] | None,
-) -> basetests.Collected | None:
+def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource) -> basetests.Collected | None:
     """The ids the base's protected tests define, collected by pytest in the checkout holding the
     base; None when the required test is not pytest or the base holds no protected test."""
+    repo, manifest, environ, progress, work, scratch = run
     found = evidence.runner(manifest.required_test)
     if trees.base is None or found is None or found[0] != "pytest":
         return None
@@ -191,14 +176,8 @@ def _base_tests(
     return basetests.read_collected(listing, fence.protected, root)
 
 
-def _run(
-    repo: Repository,
-    root: str,
-    scratch: str,
-    manifest: Manifest,
-    environ: Mapping[str, str],
-    progress: Callable[[float], None] | None,
-) -> TestOutcome:
+def _run(run: Session, root: str, scratch: str) -> TestOutcome:
+    repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
     planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}

@@ -1,0 +1,209 @@
+"""`score-diff init` and `score-diff install-hook`: set-up in one command, on real repositories."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+import yaml
+
+from scorer.setup import detect
+from scorer.setup.detect import NO_TEST_FOUND, starter_manifest
+from tests.testing.repo import GitRepo, run_cli
+
+WORKFLOW = ".github/workflows/ci.yml"
+
+
+def _project(repo: GitRepo) -> None:
+    repo.write("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
+    repo.write("src/app.py", "def f():\n    return 1\n")
+    repo.write("tests/test_app.py", "def test_f():\n    pass\n")
+    repo.write(WORKFLOW, "on: push\n")
+    repo.write(".env", "TOKEN=local\n")
+
+
+def test_init_then_a_commit_on_an_agent_branch_blocks_a_decoy_edit(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root)])
+    assert code == 0, out
+    assert "wrote job_manifest.json" in out and "pre-commit" in out
+    repo.commit("the fence")  # step 3: the hooks read it where CI does, on the base branch
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    repo.write(WORKFLOW, "on: push\njobs: {}\n")
+    repo.git("add", WORKFLOW)
+    blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
+    assert blocked.returncode != 0
+    assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
+    assert repo.git("rev-list", "--count", "HEAD").stdout.strip() == "2"  # the project and its fence
+
+
+def test_the_hooks_score_only_agent_branches(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    assert run_cli(["init", "--repo", str(repo.root)])[0] == 0
+    repo.write(WORKFLOW, "on: push\njobs: {}\n")
+    repo.git("add", "-A")
+    on_main = repo.git("commit", "-q", "-m", "maintainer", check=False)
+    assert on_main.returncode == 0, on_main.stdout + on_main.stderr
+
+
+def test_the_starter_manifest_is_read_off_the_repository(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    run_cli(["init", "--repo", str(repo.root), "--job", "fix-f", "--hooks", "none"])
+    manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["job_id"] == "fix-f"
+    assert manifest["allowed_paths"] == ["src/**", "tests/**"]
+    assert manifest["required_test"] == ["python3", "-m", "pytest", "-q"]
+    assert manifest["forbidden_globs"] == ["./.env", "./job_manifest.json.sha256", ".github/workflows/**"]
+    assert run_cli(["check-manifest", "--repo", str(repo.root)])[0] == 0
+
+
+def test_init_is_idempotent_and_never_overwrites_without_force(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    assert run_cli(["init", "--repo", str(repo.root)])[0] == 0
+    code, again = run_cli(["init", "--repo", str(repo.root)])
+    assert code == 0
+    assert again.count("already up to date") == 3  # the manifest and both hooks
+    edited = repo.write(
+        "job_manifest.json", json.dumps({"job_id": "mine", "allowed_paths": ["src/app.py"], "required_test": ["true"]})
+    )
+    code, kept = run_cli(["init", "--repo", str(repo.root)])
+    assert code == 0 and "kept job_manifest.json: it exists and differs (pass --force to overwrite)" in kept
+    assert json.loads(edited.read_text(encoding="utf-8"))["job_id"] == "mine"
+    code, forced = run_cli(["init", "--repo", str(repo.root), "--force"])
+    assert code == 0 and "replaced job_manifest.json (--force)" in forced
+
+
+def test_install_hook_keeps_a_hook_of_someone_elses(repo: GitRepo) -> None:
+    repo.commit("initial")
+    theirs = repo.root / ".git" / "hooks" / "pre-commit"
+    theirs.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    code, out = run_cli(["install-hook", "--repo", str(repo.root)])
+    assert code == 1 and "kept" in out and theirs.read_text(encoding="utf-8") == "#!/bin/sh\nexit 0\n"
+    assert run_cli(["install-hook", "--repo", str(repo.root), "--force"])[0] == 0
+    assert "-m scorer --branches 'agent-*' --defer-justifications" in theirs.read_text(encoding="utf-8")
+    assert sys.executable in theirs.read_text(encoding="utf-8")
+
+
+def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])
+    assert code == 0 and "run `pre-commit install`" in out
+    config = yaml.safe_load((repo.root / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert config["default_install_hook_types"] == ["pre-commit", "commit-msg"]
+    [local] = config["repos"]
+    assert local["repo"] == "local"
+    hooks = {h["id"]: h for h in local["hooks"]}
+    assert {h["language"] for h in hooks.values()} == {"system"}
+    commit = hooks["score-diff"]
+    assert (commit["entry"], commit["args"], commit["pass_filenames"], commit["stages"]) == (
+        "score-diff",
+        ["--branches", "agent-*", "--since", "main", "--defer-justifications"],
+        False,
+        ["pre-commit"],
+    )
+    message = hooks["score-diff-commit-msg"]
+    assert (message["entry"], message["args"], message["stages"]) == (
+        "score-diff commit-msg",
+        ["--branches", "agent-*", "--since", "main"],
+        ["commit-msg"],
+    )
+    manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
+    assert "./.pre-commit-config.yaml" in manifest["forbidden_globs"]  # the agent may not switch its hook off
+    assert not (repo.root / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_init_refuses_a_bare_repository(tmp_path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "b.git")], check=True)
+    code, out = run_cli(["init", "--repo", str(tmp_path / "b.git")])
+    assert code == 2 and out.endswith("score-diff init: failed (git-error)\n")
+
+
+def _reader(files: dict[str, str]):
+    return lambda rel: files[rel].encode() if rel in files else None
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"pyproject.toml": "[tool.pytest.ini_options]\n", "t/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"setup.cfg": "[tool:pytest]\n", "a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"tests/conftest.py": "", "tests/test_a.py": ""}, ("python3", "-m", "pytest", "-q")),
+        ({"tests/test_a.py": "import unittest\n"}, ("python3", "-m", "unittest", "discover", "-s", "tests")),
+        ({"package.json": '{"scripts": {"test": "jest"}}'}, ("npm", "test")),
+        ({"package.json": '{"scripts": {"build": "tsc"}}'}, None),
+        ({"package.json": "not json"}, None),
+        ({"go.mod": "module x\n"}, ("go", "test", "./...")),
+        ({"Cargo.toml": "[package]\n"}, ("cargo", "test")),
+        ({"README.md": "hi\n"}, None),
+    ],
+)
+def test_the_test_command_is_detected(files: dict[str, str], expected: tuple[str, ...] | None) -> None:
+    found = detect.test_commands(sorted(files), _reader(files))
+    assert (found[0] if found else None) == expected
+
+
+def test_no_test_command_found_fails_closed() -> None:
+    manifest, commands = starter_manifest(["README.md"], _reader({}), "j", "job_manifest.json")
+    assert commands == [] and manifest["required_test"] == list(NO_TEST_FOUND)
+    assert manifest["allowed_paths"] == ["src/**"]
+
+
+def test_sensitive_directories_are_forbidden_as_a_whole() -> None:
+    files = ["migrations/0001.sql", "migrations/0002.sql", "app/models.py", "deploy/Dockerfile", "job_manifest.json"]
+    manifest, _ = starter_manifest(files, _reader({}), "j", "job_manifest.json")
+    assert "migrations/**" in manifest["forbidden_globs"]
+    assert "job_manifest.json" not in manifest["forbidden_globs"]  # the manifest is guarded as manifest-changed
+    assert "app/**" in manifest["allowed_paths"] and "migrations/**" not in manifest["allowed_paths"]
+
+
+@pytest.mark.slow
+def test_the_pre_commit_config_init_writes_runs_in_the_real_framework(repo: GitRepo, monkeypatch) -> None:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(repo.scratch / "pre-commit-home"))
+    _project(repo)
+    repo.commit("initial")
+    assert run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])[0] == 0
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo.root, capture_output=True, text=True
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    repo.commit("the fence")
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    repo.write(WORKFLOW, "on: push\njobs: {}\n")
+    repo.git("add", WORKFLOW)
+    blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
+    assert blocked.returncode != 0
+    assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
+
+
+def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds_once_committed(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--job", "fix", "--per-job"])
+    assert code == 0 and "wrote .score-diff/jobs/fix.json" in out
+    assert "score-diff pin --manifest .score-diff/jobs/fix.json" in out
+    assert not (repo.root / "job_manifest.json").exists()
+    manifest = json.loads((repo.root / ".score-diff/jobs/fix.json").read_text(encoding="utf-8"))
+    assert manifest["job_id"] == "fix" and ".score-diff/jobs/fix.json.sha256" in manifest["forbidden_globs"]
+    repo.commit("approve job fix")  # step 3 of the next steps: a job file counts once it is committed
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    repo.write(WORKFLOW, "on: push\njobs: {}\n")
+    repo.git("add", WORKFLOW)
+    blocked = repo.git("commit", "-q", "-m", "decoy", check=False)
+    assert blocked.returncode != 0
+    assert f"FAIL [forbidden-path] {WORKFLOW}" in blocked.stdout + blocked.stderr
+    assert "job: fix " in blocked.stdout + blocked.stderr
+    code, out = run_cli(["init", "--repo", str(repo.root), "--per-job"])
+    assert code == 2 and out.endswith("score-diff init: failed (usage)\n")

@@ -1,0 +1,96 @@
+"""What the guard's Write path imports, as `python -X importtime` lists it: the score-diff modules
+and every third-party package loaded to answer one allowed Write from Claude Code.
+
+Every tool call an agent makes pays for these imports (issue 20), so the list is written out
+here: a module added to the hot path is a visible diff of this file, to be justified in its
+commit, and one removed shortens it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.testing.repo import GitRepo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WRITE_PATH = [
+    "scorer",
+    "scorer.builtin_names",
+    "scorer.checks",
+    "scorer.checks.content",  # issue 24: CONTENT_CHECKS live here, the registry of every check is not loaded
+    "scorer.checks.job",
+    "scorer.checks.paths",
+    "scorer.checks.sensitive",
+    "scorer.commands",
+    "scorer.commands.guard",
+    "scorer.context",
+    "scorer.entry",
+    "scorer.errors",
+    "scorer.guard",
+    "scorer.guard.agents",
+    "scorer.guard.agents.claude",
+    "scorer.guard.answer",
+    "scorer.guard.decide",
+    "scorer.guard.paths",
+    "scorer.guard.payload",
+    "scorer.guard.run",
+    "scorer.guard.safeio",
+    "scorer.guard.turns",
+    "scorer.inspection",
+    "scorer.inspection.git",
+    "scorer.inspection.gitprocess",  # issue 21: git.py split into the queries and the process layer
+    "scorer.inspection.worktree",
+    "scorer.manifest",
+    "scorer.manifest.globs",
+    "scorer.manifest.jobs",
+    "scorer.manifest.load",
+    "scorer.manifest.locate",
+    "scorer.manifest.pin",
+    "scorer.manifest.schema",
+    "scorer.model",
+    "scorer.pipeline",
+    "scorer.secrets",
+    "scorer.secrets.detector_table",
+    "scorer.secrets.detectors",
+    "scorer.secrets.secret_values",
+]
+# Standard-library modules a Write never needs: each is milliseconds (argparse alone 4-13 ms).
+NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]
+
+
+def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[int, str, list[str]]:
+    """Run the hook as an agent does, in a fresh interpreter; (exit code, stdout, modules imported)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(repo.scratch)}
+    argv = [sys.executable, "-X", "importtime", "-m", "scorer", "guard", "--agent", "claude", *extra]
+    proc = subprocess.run(argv, input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=repo.root)
+    names = [
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:") and "imported package" not in line
+    ]
+    return proc.returncode, proc.stdout.decode(), names
+
+
+def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
+    manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
+    payload: dict[str, object] = {
+        "session_id": "s",
+        "prompt_id": "p",
+        "cwd": str(committed.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": f"{committed.root}/allowed/new.py", "content": "x = 1\n"},
+    }
+    code, out, names = imported(committed, payload, "--manifest", str(manifest), "--no-log")
+    assert (code, out) == (0, "")  # allowed
+    ours = sorted({n for n in names if n == "scorer" or n.startswith("scorer.")})
+    assert ours == WRITE_PATH
+    site = {"sitecustomize", "usercustomize", "certifi", "_distutils_hack"}  # the interpreter's own start-up
+    third_party = sorted({n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"scorer"} - site)
+    assert [n for n in third_party if not n.startswith("_")] == []
+    assert [n for n in NEVER if n in names] == []
