@@ -96,8 +96,12 @@ def run_once(
 
 
 def store(git_dir: str, key: Key, outcome: TestOutcome) -> bool:
-    """Write the record (atomically); False if it could not be."""
-    return cache_store.write_entry(record_path(git_dir), key._asdict(), _plain(outcome))
+    """Write the record (atomically); False if it could not be. The test's output is stored with
+    its secrets masked, as every report shows it (the record outlives the run)."""
+    from ..secrets.redaction import redact
+
+    kept = outcome._replace(output_tail=redact(outcome.output_tail), reason=redact(outcome.reason))
+    return cache_store.write_entry(record_path(git_dir), key._asdict(), _plain(kept))
 
 
 def load(git_dir: str, key: Key) -> TestOutcome | None:
