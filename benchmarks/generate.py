@@ -25,7 +25,10 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+
+if TYPE_CHECKING:
+    from pymodules import ModuleContent
 
 # Bump whenever the output for a given size and seed changes; it is part of the cache key.
 GENERATOR_VERSION = 3
@@ -51,6 +54,7 @@ class Size(NamedTuple):
     hunks: tuple[int, int] = (1, 3)  # hunks per modified file, inclusive range
     removed_per_hunk: int = 3  # 0..N old lines replaced in each hunk
     added_per_hunk: int = 6  # 1..N new lines in each hunk
+    modules: bool = False  # .py files are Python modules that parse (pymodules.py), nearly all files .py
 
 
 SIZES = {
@@ -65,6 +69,9 @@ SIZES = {
         removed_per_hunk=6,
         added_per_hunk=15,
     ),
+    # The medium shape with many changed modules: every .py file parses, so the checks that read a
+    # syntax tree do all their work (issue 29: ~6 s of cheat checks at 230 changed modules).
+    "modules": Size("modules", files=5_000, changed=230, untracked=20, hunks=(2, 5), modules=True),
 }
 
 
@@ -121,6 +128,7 @@ TEMPLATES = (
     "    {a}_{b} += {m}",
 )
 EXTENSIONS = (".py", ".py", ".py", ".md", ".txt", ".js")
+MODULE_EXTENSIONS = (".py", ".py", ".py", ".py", ".py", ".md")
 
 
 def _line_pool(rng: random.Random, count: int = 8192) -> list[str]:
@@ -171,9 +179,10 @@ def body(lines: Sequence[str]) -> bytes:
 class Namer:
     """Unique, deterministic directory and file names; a few with spaces and unicode."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, extensions: Sequence[str] = EXTENSIONS) -> None:
         self.rng = rng
         self.counter = 0
+        self.extensions = tuple(extensions)
 
     def _stem(self, special_rate: float) -> str:
         self.counter += 1
@@ -185,7 +194,7 @@ class Namer:
         return self._stem(0.03)
 
     def file(self, special_rate: float = 0.03) -> str:
-        return self._stem(special_rate) + self.rng.choice(EXTENSIONS)
+        return self._stem(special_rate) + self.rng.choice(self.extensions)
 
 
 def _directories(rng: random.Random, namer: Namer, files: int) -> list[str]:
@@ -296,14 +305,19 @@ class Builder:
         self.repo = repo
         self.git = Git(repo, env)
         self.content = Content(self.rng)
-        self.namer = Namer(self.rng)
+        self.modules: ModuleContent | None = None
+        if size.modules:
+            from pymodules import ModuleContent  # beside this file: the harness runs from benchmarks/
+
+            self.modules = ModuleContent(self.rng)
+        self.namer = Namer(self.rng, MODULE_EXTENSIONS if size.modules else EXTENSIONS)
         self.touched: list[str] = []  # every path the change touches, old and new
 
     def build(self, settle: bool = True) -> None:
         dirs = _directories(self.rng, self.namer, self.size.files)
         self.dirs = dirs
         paths = [_join(self.rng.choice(dirs), self.namer.file()) for _ in range(self.size.files - 1)]
-        lines = {p: self.content.lines(self.content.file_length()) for p in paths}
+        lines = {p: self._fresh(p) for p in paths}
         base = {".gitignore": b"*.log\nbuild/\n", **{p: body(v) for p, v in lines.items()}}
         _commit_base(self.git, base)
         plan = plan_for(self.size)
@@ -321,6 +335,15 @@ class Builder:
         if settle:
             self._settle()
 
+    def _content(self, path: str) -> Content | ModuleContent:
+        return self.modules if self.modules is not None and path.endswith(".py") else self.content
+
+    def _fresh(self, path: str, extra: int = 0) -> list[str]:
+        """A new file's lines (a module's blocks)."""
+        if self.modules is not None and path.endswith(".py"):
+            return self.modules.module(self.modules.file_length() + extra)
+        return self.content.lines(self.content.file_length() + extra)
+
     def _hunks(self) -> int:
         return self.rng.randint(*self.size.hunks)
 
@@ -333,7 +356,7 @@ class Builder:
         """
         staged, unstaged = [], []
         for i, path in enumerate(modified):
-            edited = body(self.content.edit(lines[path], self._hunks(), self.size))
+            edited = body(self._content(path).edit(lines[path], self._hunks(), self.size))
             if i % 2:
                 unstaged.append((path, edited))
             else:
@@ -361,7 +384,7 @@ class Builder:
         for i, (path, target) in enumerate(moves):
             self.touched += [path, target]
             if i % 2:  # renamed, then edited a little (so git still pairs them) and staged
-                _write(self.repo, target, body(lines[path] + self.content.lines(2)))
+                _write(self.repo, target, body(lines[path] + self._content(path).lines(2)))
                 edited.append(target)
         self.git.update_index("--add", edited)
 
@@ -374,7 +397,7 @@ class Builder:
     def _add(self, count: int) -> None:
         added = [_join(self.rng.choice(self.dirs), self.namer.file()) for _ in range(count)]
         for path in added:
-            _write(self.repo, path, body(self.content.lines(self.content.file_length() + 40)))
+            _write(self.repo, path, body(self._fresh(path, 40)))
         self.git.update_index("--add", added)
         self.touched += added
 
@@ -385,7 +408,7 @@ class Builder:
             where = self.rng.choice(new_dirs if self.rng.random() < 0.3 else self.dirs)
             name = self.namer.file(special_rate=1.0 if i == 0 else 0.1)
             path = _join(where, name)
-            _write(self.repo, path, body(self.content.lines(self.content.file_length() + 40)))
+            _write(self.repo, path, body(self._fresh(path, 40)))
             self.touched.append(path)
         for i in range(self.size.untracked // 4):
             ignored = f"build/out_{i}.txt" if i % 2 else _join(self.rng.choice(self.dirs), f"run_{i}.log")

@@ -14,25 +14,28 @@ from __future__ import annotations
 import collections
 import ipaddress
 import json
+import os
 import re
-import sqlite3
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import decision_journal as journal
 from .errors import ScoreDiffError
 from .model import Result
 from .secrets.redaction import redact, redact_with_counts
 
+if TYPE_CHECKING:
+    import sqlite3  # imported where a database is opened: a guard row is only appended to the journal
+
 SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock
-ATTEMPTS = 5  # then give up with a warning
 # A guard decision is answered before it is logged, and the hook's process still waits for the
 # log: so a guard row waits for another process's lock this long, once, then warns.
 GUARD_BUSY_TIMEOUT_S = 0.5
+GUARD_FOLD_BYTES = 32 << 10  # a guard row is folded with the others once the journal holds this (~60 rows)
 EXPORT_KINDS = ("home", "secret", "email", "ip")
 
 _SCHEMA = (
@@ -67,7 +70,8 @@ GATES = ("hook", "ci", "manual", "server", "guard")
 _ADDED = (*GUARD_COLUMNS, *SCORING_COLUMNS)
 # Column names are constants; every value goes through a ? parameter.
 _WRITTEN = (*_COLUMNS, *SCORING_COLUMNS)
-_INSERT = f"INSERT INTO decisions ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))})"  # noqa: S608
+# Each row's own id from the journal (decision_journal.py), unique: a fold never inserts a row twice.
+JOURNAL_COLUMNS = ("row_uid",)
 
 
 class DecisionLogError(ScoreDiffError):
@@ -90,8 +94,11 @@ def infer_gate(environ: Mapping[str, str]) -> str:
     return "manual"
 
 
-def record_guard(db_path: Path, row: dict[str, Any]) -> str | None:
-    """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning."""
+def record_guard(db_path: Path, row: dict[str, Any], spare: Path | None = None) -> str | None:
+    """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning.
+
+    The row goes to the journal with one write; the journal is folded into SQLite only once it
+    holds about GUARD_FOLD_BYTES, so a tool call pays for no database at all on most calls."""
     try:
         values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *_ADDED)}
         values.setdefault("gate", "guard")
@@ -99,13 +106,85 @@ def record_guard(db_path: Path, row: dict[str, Any]) -> str | None:
             values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
         values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
         values.setdefault("time", _now())
-        names = sorted(values)
-        sql = f"INSERT INTO decisions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"  # noqa: S608
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        _regular_or_absent(db_path)
-        _insert_sql(db_path, sql, tuple(values[n] for n in names), GUARD_BUSY_TIMEOUT_S)
+        values["row_uid"] = _uid()
     except Exception as e:  # a log that cannot be written never changes the decision
         return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
+    return _keep(db_path, values, spare, GUARD_BUSY_TIMEOUT_S, fold_from=GUARD_FOLD_BYTES)
+
+
+def record(db_path: Path, result: Result, gate: str | None = None, spare: Path | None = None) -> str | None:
+    """Append one row for `result`, asked for by `gate`; return None, or a warning if it could not be written."""
+    try:
+        values = dict(zip(_WRITTEN, (*_row(result), result.test.status, _r(result.branch), gate), strict=True))
+        values["row_uid"] = _uid()
+    except Exception as e:  # a log that cannot be written never changes the verdict
+        return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
+    return _keep(db_path, values, spare, BUSY_TIMEOUT_S, fold_from=0)
+
+
+def _uid() -> str:
+    import secrets
+
+    return secrets.token_hex(16)
+
+
+def _keep(db_path: Path, row: dict[str, Any], spare: Path | None, busy_s: float, fold_from: int) -> str | None:
+    """The row into the journal (or, if the journal refuses, the database, then the spare journal),
+    then the journal folded when it holds `fold_from` bytes or more. None, or a warning."""
+    data = journal.encode(row)
+    journal_file = journal.journal_path(db_path)
+    try:
+        journal.append(journal_file, data)
+    except Exception as e:
+        return _journal_refused(db_path, row, data, spare, busy_s, e)
+    try:
+        if journal_file.stat().st_size < fold_from:
+            return None
+    except OSError:
+        pass
+    return fold(db_path, spare, busy_s)
+
+
+def _journal_refused(
+    db_path: Path, row: dict[str, Any], data: bytes, spare: Path | None, busy_s: float, why: Exception
+) -> str | None:
+    first = f"{type(why).__name__}: {why}"
+    try:
+        _regular_or_absent(db_path)
+        _insert_rows(db_path, [row], busy_s)
+        return None
+    except Exception as e:
+        second = f"{type(e).__name__}: {e}"
+    if spare is not None:
+        try:
+            journal.append(spare, data)
+            return f"decision log not written to {db_path} ({first}; {second}); the row waits in {spare}"
+        except Exception as e:
+            second += f"; {spare}: {type(e).__name__}: {e}"
+    return f"decision log not written to {db_path}: {first}; {second}"
+
+
+def fold(db_path: Path, spare: Path | None = None, busy_s: float = BUSY_TIMEOUT_S) -> str | None:
+    """Move the journals' rows into SQLite; a row the database refuses stays where it is. None, or a
+    warning when the database refused them for a reason other than another writer's lock."""
+    import sqlite3
+
+    try:
+        # The spare first: its rows waited while the log's own directory refused them.
+        for source in (*((spare,) if spare else ()), journal.journal_path(db_path)):
+            for _ in range(2):  # what an earlier fold left set aside, then the journal itself
+                with journal.folding(source) as aside:
+                    if aside is None:
+                        break
+                    _regular_or_absent(db_path)
+                    _insert_rows(db_path, journal.rows(aside), busy_s)
+                    os.unlink(aside)
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e) or "busy" in str(e):
+            return None  # another process is writing: the rows wait for the next fold
+        return f"decision log {db_path} not written (the rows wait in its journal): {type(e).__name__}: {e}"
+    except Exception as e:
+        return f"decision log {db_path} not written (the rows wait in its journal): {type(e).__name__}: {e}"
     return None
 
 
@@ -122,24 +201,21 @@ def _regular_or_absent(db_path: Path) -> None:
             raise DecisionLogError(f"{path} is not a regular file")
 
 
-def _insert_sql(db_path: Path, sql: str, row: tuple[Any, ...], busy_timeout_s: float) -> None:
+def _insert_rows(db_path: Path, rows: list[dict[str, Any]], busy_timeout_s: float) -> None:
+    """Every row in one transaction; a row already there (same row_uid: a fold that died after its
+    commit) is not inserted twice."""
+    import sqlite3
+
+    known = {*_COLUMNS, *_ADDED, *JOURNAL_COLUMNS}
     with (
         closing(sqlite3.connect(db_path, timeout=busy_timeout_s, isolation_level=None)) as conn,
         _immediate(conn),
     ):
         _ensure_schema(conn)
-        conn.execute(sql, row)
-
-
-def record(db_path: Path, result: Result, gate: str | None = None) -> str | None:
-    """Append one row for `result`, asked for by `gate`; return None, or a warning if it could not be written."""
-    try:
-        row = (*_row(result), result.test.status, _r(result.branch), gate)
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        _with_retries(lambda: _insert(db_path, row))
-    except Exception as e:  # a log that cannot be written never changes the verdict
-        return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
-    return None
+        for row in rows:
+            names = sorted(k for k in row if k in known)  # column names are constants, checked here
+            sql = f"INSERT OR IGNORE INTO decisions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"  # noqa: S608
+            conn.execute(sql, tuple(row[n] for n in names))
 
 
 def _now() -> str:
@@ -160,27 +236,6 @@ def _row(result: Result) -> tuple[Any, ...]:
         _r(result.manifest_sha256), result.verdict, result.exit_code, int(result.shadow),
         json.dumps(violations, ensure_ascii=False), float(result.duration_s), result.version,
     )  # fmt: skip
-
-
-def _with_retries(write: Callable[[], None]) -> None:
-    """Run `write`, retrying when another process holds the database lock past the busy timeout."""
-    for attempt in range(ATTEMPTS):
-        try:
-            write()
-            return
-        except sqlite3.OperationalError as e:
-            if attempt == ATTEMPTS - 1 or not ("locked" in str(e) or "busy" in str(e)):
-                raise
-            time.sleep(0.05 * (attempt + 1))
-
-
-def _insert(db_path: Path, row: tuple[Any, ...]) -> None:
-    with (
-        closing(sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn,
-        _immediate(conn),
-    ):
-        _ensure_schema(conn)
-        conn.execute(_INSERT, row)
 
 
 @contextmanager
@@ -209,12 +264,59 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
     for name in _ADDED:
         if name not in have:  # constant names; an older log gains the new columns in place
             conn.execute(f"ALTER TABLE decisions ADD COLUMN {name} TEXT")
+    if "row_uid" not in have:
+        conn.execute("ALTER TABLE decisions ADD COLUMN row_uid TEXT")
+        conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS decisions_by_row_uid ON decisions (row_uid)")
 
 
 def read(
-    db_path: Path, *, job: str | None = None, limit: int | None = None, verdict: str | None = None
+    db_path: Path,
+    *,
+    job: str | None = None,
+    limit: int | None = None,
+    verdict: str | None = None,
+    spare: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Logged decisions, newest first, optionally for one job and one verdict, at most `limit` of them."""
+    """Logged decisions, newest first, optionally for one job and one verdict, at most `limit` of
+    them: the database's rows and, newer than those, the rows still waiting in its journals (their
+    id is None until they are folded)."""
+    stored = _read_db(db_path, job, limit, verdict)
+    folded = {uid for uid, _ in stored if uid}
+    waiting = [r for r in waiting_rows(db_path, job=job, verdict=verdict, spare=spare) if r["row_uid"] not in folded]
+    merged = [_without_uid(r) for r in reversed(waiting)] + [r for _, r in stored]
+    return merged if limit is None else merged[: max(limit, 0)]
+
+
+def waiting_rows(
+    db_path: Path, *, job: str | None = None, verdict: str | None = None, spare: Path | None = None
+) -> list[dict[str, Any]]:
+    """The rows not yet folded into the database, oldest first, as `read` returns them (with row_uid)."""
+    journals = [*((spare,) if spare else ()), journal.journal_path(db_path)]
+    try:
+        rows = journal.pending(journals)
+    except OSError as e:
+        raise DecisionLogError(f"cannot read the decision log's journal: {e}") from e
+    names = ("id", *_COLUMNS, *_ADDED)
+    out = []
+    for row in rows:
+        try:
+            record = {**_record(names, tuple(row.get(n) for n in names)), "row_uid": row["row_uid"]}
+        except (TypeError, ValueError, KeyError):
+            continue  # not a row score-diff wrote
+        if (job is None or record["job_id"] == job) and (verdict is None or record["verdict"] == verdict):
+            out.append(record)
+    return out
+
+
+def _without_uid(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "row_uid"}
+
+
+def _read_db(
+    db_path: Path, job: str | None, limit: int | None, verdict: str | None
+) -> list[tuple[str | None, dict[str, Any]]]:
+    import sqlite3
+
     if not db_path.is_file():
         return []
     where = [(clause, value) for clause, value in (("job_id = ?", job), ("verdict = ?", verdict)) if value is not None]
@@ -230,8 +332,9 @@ def read(
                 return []
             have = {row[1] for row in conn.execute("PRAGMA table_info(decisions)")}
             names = ("id", *_COLUMNS, *(c for c in _ADDED if c in have))
-            query = f"SELECT {', '.join(names)} FROM decisions{sql}"  # noqa: S608 - constant column names
-            return [_record(names, row) for row in conn.execute(query, params)]
+            uid = ", row_uid" if "row_uid" in have else ", NULL"
+            query = f"SELECT {', '.join(names)}{uid} FROM decisions{sql}"  # noqa: S608 - constant column names
+            return [(row[-1], _record(names, row[:-1])) for row in conn.execute(query, params)]
     except sqlite3.Error as e:
         raise DecisionLogError(f"cannot read decision log {db_path}: {e}") from e
 

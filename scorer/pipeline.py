@@ -65,6 +65,7 @@ class Options(NamedTuple):
     job_branch: str = "agent-*"  # the branch pattern whose `*` names the job
     server_test: bool = False  # a server hook: run the required test in a temporary checkout of the push
     since: str | None = None  # worktree mode against merge-base(since, HEAD): what CI's --base since scores
+    reuse_test: bool = False  # the commit-msg stage: the pre-commit stage's run of this change stands
 
 
 def now_iso() -> str:
@@ -177,7 +178,14 @@ def _test_outcome(
     from .testrun.session import run_required  # evidence and JUnit parsing: only when a test runs
 
     fence = _spec_source(ins, job)
-    return run_required(repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress)
+    run = partial(
+        run_required, repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress
+    )
+    if ins.mode != "worktree":
+        return run()
+    from .testrun.verdict_record import run_once  # one run per commit: recorded for the commit-msg stage
+
+    return run_once(repo.git_dir, ins, manifest, environ, run, reuse=opts.reuse_test)
 
 
 def _spec_source(ins: Inspection, job: Job) -> SpecSource:

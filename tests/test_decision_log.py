@@ -16,7 +16,7 @@ from scorer import decision_log
 from scorer.decision_log import DecisionLogError, export, format_records, read, record
 from scorer.model import FAIL, PASS, Result, Violation
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FAKE_TOKEN = "gh" + "p_" + "Zq3Lw8Rt5Yk2" * 3  # built at run time; 36 characters after the prefix
 
 
@@ -75,13 +75,13 @@ def test_schema_version_is_stored(db: Path) -> None:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == decision_log.SCHEMA_VERSION
 
 
-def test_newer_schema_is_not_written_to(db: Path) -> None:
+def test_newer_schema_is_not_written_to_and_the_row_waits_in_the_journal(db: Path) -> None:
     record(db, result())
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA user_version = 99")
-    warning = record(db, result())
-    assert warning and "newer" in warning
-    assert len(read(db)) == 1
+    warning = record(db, result(job="waiting"))
+    assert warning and "newer" in warning and "wait in its journal" in warning
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(None, "waiting"), (1, "job-1")]
 
 
 def test_missing_time_is_filled_in(db: Path) -> None:
@@ -112,18 +112,23 @@ def test_reading_garbage_is_a_named_error(tmp_path: Path) -> None:
         read(bad)
 
 
+def test_a_log_whose_directory_is_a_file_loses_the_row_with_a_warning_and_never_raises(tmp_path: Path) -> None:
+    warning = record(_file(tmp_path / "file") / "decisions.sqlite3", result(n=1))
+    assert warning and warning.startswith("decision log not written to ")
+
+
 @pytest.mark.parametrize(
     "make_path",
     [
-        pytest.param(lambda t: _file(t / "file") / "decisions.sqlite3", id="parent-is-a-file"),
         pytest.param(lambda t: _dir(t / "dir.sqlite3"), id="path-is-a-directory"),
         pytest.param(lambda t: _garbage(t / "garbage.sqlite3"), id="not-a-database"),
     ],
 )
-def test_unwritable_log_returns_a_warning_and_never_raises(tmp_path: Path, make_path: object) -> None:
+def test_a_database_that_refuses_the_row_warns_and_the_row_waits(tmp_path: Path, make_path: object) -> None:
     path = make_path(tmp_path)  # type: ignore[operator]
     warning = record(path, result(n=1))
-    assert warning and warning.startswith("decision log not written to ")
+    assert warning and "the rows wait in its journal" in warning
+    assert [r["verdict"] for r in decision_log.waiting_rows(path)] == [FAIL]
 
 
 def _file(p: Path) -> Path:
@@ -336,3 +341,145 @@ def test_a_scoring_run_logs_its_test_branch_and_gate_and_log_filters_them(commit
     ]
     code, out = run_cli(["log", "--log-db", log, "--verdict", "PASS"])
     assert code == 0 and "  branch agent-x  gate manual  test skipped  " in out and len(out.splitlines()) == 1
+
+
+# -- the journal: every fault leaves the row somewhere `score-diff log` reads ----------------
+
+
+def test_a_locked_database_keeps_the_row_in_the_journal_until_the_next_fold(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record(db, result(job="first"))
+    monkeypatch.setattr(decision_log, "BUSY_TIMEOUT_S", 0.05)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
+    try:
+        assert record(db, result(job="waits")) is None  # a lock is not worth a warning: the row is kept
+        assert [r["job_id"] for r in decision_log.waiting_rows(db)] == ["waits"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(None, "waits"), (1, "first")]
+    assert record(db, result(job="third")) is None  # this fold takes the waiting row too, in order
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(3, "third"), (2, "waits"), (1, "first")]
+    assert decision_log.waiting_rows(db) == []
+
+
+def test_a_corrupt_database_keeps_rows_in_the_journal_and_log_shows_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scorer.main import main
+
+    db = _garbage(tmp_path / "corrupt.sqlite3")
+    assert "wait in its journal" in (record(db, result(job="kept", n=1)) or "")
+    capsys.readouterr()
+    assert main(["log", "--log-db", str(db)]) == 1
+    out, err = capsys.readouterr()
+    assert "job kept" in out and "cannot read decision log" in err and "1 rows waiting" in err
+    db.unlink()  # the database is repaired (here: removed): the next fold takes the waiting row
+    assert record(db, result(job="after")) is None
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(2, "after"), (1, "kept")]
+
+
+def test_a_disk_that_refuses_the_journal_write_puts_the_row_straight_into_the_database(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")  # ENOSPC, at the one write the journal makes
+
+    monkeypatch.setattr(decision_log.journal.os, "write", full)
+    assert record(db, result(job="no-space")) is None
+    monkeypatch.undo()
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(1, "no-space")]
+
+
+def test_a_write_cut_short_costs_no_other_row(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = os.write
+
+    def half(fd: int, data: bytes) -> int:
+        return real(fd, data[: len(data) // 2])  # the disk filled up in the middle of the row
+
+    record(db, result(job="before"))
+    monkeypatch.setattr(decision_log.journal.os, "write", half)
+    monkeypatch.setattr(decision_log, "_insert_rows", _refuse)  # and the database refuses it too
+    warning = record(db, result(job="cut"))
+    assert warning and "short write" in warning
+    monkeypatch.undo()
+    assert record(db, result(job="after")) is None  # its line starts clean after the half row
+    assert [r["job_id"] for r in read(db)] == ["after", "before"]
+
+
+def _refuse(*args: object) -> None:
+    raise sqlite3.OperationalError("database or disk is full")
+
+
+def test_a_fold_that_died_after_its_commit_inserts_nothing_twice(db: Path) -> None:
+    record(db, result(job="once"))
+    (row,) = read(db)
+    with sqlite3.connect(db) as conn:
+        (uid,) = conn.execute("SELECT row_uid FROM decisions").fetchone()
+    again = {"row_uid": uid, "time": row["time"], "job_id": "once", "mode": "range", "verdict": PASS}
+    again.update(exit_code=0, shadow=0, violations="[]", duration_s=1.0, version="0.1.0")
+    journal = decision_log.journal
+    journal.folding_path(journal.journal_path(db)).write_bytes(journal.encode(again))
+    assert len(read(db)) == 1  # read does not show it twice either
+    assert record(db, result(job="next")) is None
+    assert [r["job_id"] for r in read(db)] == ["next", "once"]
+
+
+def _read_only_mount(directory: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """`script` run with `directory` read-only: a read-only bind mount in a mount namespace when
+    root (root writes through any mode bits), the directory's mode bits otherwise."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        try:
+            return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        finally:
+            directory.chmod(0o755)
+    mount = f'mount --bind -o ro {directory} {directory} && exec {sys.executable} -c "$0"'
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", mount, script], env=env, capture_output=True, text=True)
+    if "mount" in proc.stderr and proc.returncode != 0:
+        pytest.skip(f"no read-only bind mount here: {proc.stderr.strip()}")
+    return proc
+
+
+def test_a_read_only_git_dir_keeps_the_row_in_the_spare_journal(db: Path, tmp_path: Path) -> None:
+    from scorer.decision_journal import spare_journal
+
+    record(db, result(job="before"))
+    spare = spare_journal(db, str(tmp_path / "state"))
+    assert spare is not None
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from scorer.decision_log import record
+        from scorer.model import Result
+        print(record(Path({str(db)!r}), Result("FAIL", 1, "read-only", "worktree"), spare=Path({str(spare)!r})))
+        """
+    )
+    proc = _read_only_mount(db.parent, script)
+    assert proc.returncode == 0, proc.stderr
+    assert f"the row waits in {spare}" in proc.stdout
+    assert [r["job_id"] for r in read(db, spare=spare)] == ["read-only", "before"]
+    assert record(db, result(job="writable again"), spare=spare) is None  # the spare is folded too
+    assert [(r["id"], r["job_id"]) for r in read(db)] == [(3, "writable again"), (2, "read-only"), (1, "before")]
+
+
+def test_a_guard_row_is_appended_without_sqlite_and_read_back(db: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from scorer.decision_log import record_guard
+        row = {{"mode": "guard", "verdict": "PASS", "exit_code": 0, "shadow": 0, "duration_s": 0.01,
+               "version": "0", "decision": "allow", "paths": ["a.py"]}}
+        assert record_guard(Path({str(db)!r}), row) is None
+        print("sqlite3" in sys.modules)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "False"
+    (row,) = read(db)
+    assert (row["id"], row["mode"], row["decision"], row["paths"]) == (None, "guard", "allow", ["a.py"])

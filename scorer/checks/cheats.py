@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -61,6 +61,12 @@ _FRAME_CALLS = frozenset(
 _RUNNER_STATE = frozenset({"sys.modules", "sys.argv", "sys.orig_argv"})
 _DUNDERS = ("__eq__", "__ne__", "__hash__", "__bool__")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The only nodes a shape starts at (the readers below, and special_cases.branch and table):
+# a name, an operator or a context alone never is one.
+_SHAPED = (
+    *(ast.Constant, ast.Attribute, ast.Import, ast.ImportFrom, ast.Compare, ast.Call, ast.ClassDef),
+    *(ast.Assign, ast.Dict, ast.If, ast.IfExp, ast.match_case),
+)
 
 
 class Finding(NamedTuple):
@@ -86,7 +92,11 @@ def is_test_path(path: str) -> bool:
 def check_cheats(
     ins: Inspection, job: Job, read_base: ReadFiles | None, read_new: ReadFiles, list_base: ListFiles | None
 ) -> tuple[list[Violation], list[str]]:
-    """(violations, warnings) for what the change adds to non-test Python source."""
+    """(violations, warnings) for what the change adds to non-test Python source.
+
+    Linear in the change: each module is parsed once (pyast.parse, by blob id), only the
+    functions and classes the diff touches are walked, and the base is read only for a module
+    where something was found: then only its functions and classes of the same names."""
     disabled = frozenset(job.manifest.disabled_detectors)
     if disabled >= CHEAT_IDS:
         return [], []
@@ -103,24 +113,17 @@ def check_cheats(
         return [], []
     new = read_new([c.path for c in changed])
     olds = {c.path: c.old_path or c.path for c in changed}
-    base = read_base(sorted(set(olds.values()))) if read_base is not None else {}
-    was: Counter[str] = Counter()
-    deciding: set[str] = set()
-    for path in sorted(set(olds.values())):
-        with pyast.deep(path):
-            was.update(f.key for f in findings(base.get(path), plugin=False))
-            deciding |= deciding_methods(base.get(path))
+    base = _Base(lambda: read_base(sorted(set(olds.values()))) if read_base is not None else {})
     spec = special_cases.Spec(lambda: _base_tests(job, read_base, list_base))
     found: list[Violation] = []
     notes: list[str] = []
     for c in changed:
-        plugin = _is_plugin(base.get(olds[c.path]))
-        seen: set[tuple[str, int]] = set()
         with pyast.deep(c.path):
-            new_findings = list(findings(new.get(c.path), plugin, frozenset(deciding)))
+            new_findings = _new_findings(c, new.get(c.path), olds[c.path], base, spec, disabled)
+        seen: set[tuple[str, int]] = set()
         for f in new_findings:
-            if was[f.key] > 0:
-                was[f.key] -= 1
+            if base.was[f.key] > 0:
+                base.was[f.key] -= 1
                 continue
             if f.code in disabled or (f.code, f.line) in seen:
                 continue
@@ -141,6 +144,106 @@ def check_cheats(
     return found, notes
 
 
+def _new_findings(
+    c: model.ChangedPath,
+    source: bytes | None,
+    old: str,
+    base: _Base,
+    spec: special_cases.Spec,
+    disabled: frozenset[str],
+) -> list[Finding]:
+    """The findings of the units the change touches in one module, judged with the base's facts
+    (a plugin, the deciding methods) and with the base's units of the same names counted in
+    `base.was`. A first pass with the base's facts assumed at their strictest finds nothing in
+    most modules, and then the base is never read."""
+    tree = _parse(source)
+    if tree is None:
+        return []
+    walked = _touched_units(tree, c)
+    if not walked:
+        return []
+    strictest = [
+        f
+        for f in _unit_findings(tree, source, walked, plugin=False, deciding=_EVERY)
+        if f.code not in disabled and (f.candidate is None or spec.matched(f.candidate) is not None)
+    ]
+    if not strictest:
+        return []
+    names = {u.name for u in walked}
+    plugin = _is_plugin(base.source(old))
+    findings_ = list(_unit_findings(tree, source, walked, plugin, frozenset(base.deciding(names))))
+    base.count(names)
+    return findings_
+
+
+def _touched_units(tree: ast.Module, c: model.ChangedPath) -> list[pyast.Unit]:
+    """The module's top-level functions, classes and statements the diff touches; all of them for a
+    new file, and when the change touches an import (an alias can turn a call elsewhere into a
+    frame read)."""
+    every = pyast.units(tree)
+    if c.untracked or c.status == model.ADDED or not c.hunks:
+        return every
+    walked = pyast.touched(every, pyast.changed_spans(c.hunks))
+    if any(not u.name and _imports(u.node) for u in walked):
+        return every
+    return walked
+
+
+def _imports(node: ast.AST) -> bool:
+    return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(node))
+
+
+class _Every:
+    """Every method is one that decided from its instance at the base: the strictest reading."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY = _Every()
+
+
+class _Base:
+    """The base versions of the changed modules, read once and only when a finding needs them;
+    their units walked by name, each once, into one count of findings (`was`)."""
+
+    def __init__(self, read: Callable[[], Mapping[str, bytes | None]]) -> None:
+        self._read = read
+        self._files: Mapping[str, bytes | None] | None = None
+        self._counted: set[str] = set()
+        self.was: Counter[str] = Counter()
+
+    def files(self) -> Mapping[str, bytes | None]:
+        if self._files is None:
+            self._files = self._read()
+        return self._files
+
+    def source(self, path: str) -> bytes | None:
+        return self.files().get(path)
+
+    def _units(self, names: set[str]) -> Iterator[tuple[str, ast.Module, bytes, list[pyast.Unit]]]:
+        for path, source in sorted(self.files().items()):
+            tree = _parse(source)
+            if tree is not None and source is not None:
+                yield path, tree, source, [u for u in pyast.units(tree) if u.name in names]
+
+    def count(self, names: set[str]) -> None:
+        """Add the findings of the base's units named `names` (in any changed module) to `was`."""
+        todo = names - self._counted
+        self._counted |= todo
+        for path, tree, source, units in self._units(todo):
+            with pyast.deep(path):
+                self.was.update(f.key for f in _unit_findings(tree, source, units, plugin=False, deciding=frozenset()))
+
+    def deciding(self, names: set[str]) -> set[str]:
+        found: set[str] = set()
+        for path, _, source, units in self._units(names):
+            if b"__bool__" in source or b"__hash__" in source:
+                with pyast.deep(path):
+                    found |= _deciding_in(_scoped_units([u.node for u in units]))
+        return found
+
+
 def _base_tests(job: Job, read_base: ReadFiles | None, list_base: ListFiles | None) -> list[bytes]:
     """The base's Python tests: the spec the job was given."""
     if read_base is None or list_base is None:
@@ -156,6 +259,8 @@ _parse = pyast.parse
 def _is_plugin(base: bytes | None) -> bool:
     """A module that was already a pytest plugin at the base (imports pytest, defines pytest_ hooks):
     reading pytest's variables is its job. A module that becomes one in the change is judged."""
+    if base is None or b"pytest" not in base:  # each of those names pytest in the text
+        return False
     tree = _parse(base)
     if tree is None:
         return False
@@ -169,19 +274,29 @@ def _is_plugin(base: bytes | None) -> bool:
     return False
 
 
-def findings(source: bytes | None, plugin: bool, deciding: frozenset[str] = frozenset()) -> Iterator[Finding]:
+def findings(source: bytes | None, plugin: bool, deciding: Container[str] = frozenset()) -> Iterator[Finding]:
     """Every shape of the module, each keyed by where it is and what it is. `deciding`: the
     `__bool__` and `__hash__` methods (by qualified name) that read their instance in the base."""
     tree = _parse(source)
-    if tree is None:
-        return
-    nodes = list(_scoped(tree))  # one walk of the tree, read three times
-    names = _imported(n for _, n in nodes)
+    if tree is None or source is None:
+        return iter(())
+    return _unit_findings(tree, source, pyast.units(tree), plugin, deciding)
+
+
+def _unit_findings(
+    tree: ast.Module, source: bytes | None, units: Sequence[pyast.Unit], plugin: bool, deciding: Container[str]
+) -> Iterator[Finding]:
+    """The shapes in `units` of the module, in one walk. Names are resolved through every import
+    of the module (only the units whose text says `import` are walked for them)."""
+    nodes = list(_scoped_units([u.node for u in units]))  # one walk of the units, read three times
+    names = _imported(n for _, n in _scoped_units(_importing(tree, source or b"")))
     scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
     # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
     state = source is not None and (b"modules" in source or b"argv" in source)
     branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
     for scope, node in nodes:
+        if not isinstance(node, _SHAPED):
+            continue
         if not plugin:
             yield from _runner(scope, node, names, state)
         yield from _frame(scope, node, names, scopes, plugin)
@@ -197,10 +312,22 @@ def findings(source: bytes | None, plugin: bool, deciding: frozenset[str] = froz
         yield from (Finding(SPECIAL, c.key, c.line, "", c) for c in special_cases.grouped(scope, found))
 
 
+def _importing(tree: ast.Module, source: bytes) -> list[ast.stmt]:
+    """The module's top-level statements whose lines hold the word `import`, in order."""
+    if b"import" not in source:
+        return []
+    lines = source.split(b"\n")
+    return [u.node for u in pyast.units(tree) if any(b"import" in line for line in lines[u.first - 1 : u.last])]
+
+
 def _scoped(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    return _scoped_units(list(ast.iter_child_nodes(tree)))
+
+
+def _scoped_units(units: Sequence[ast.AST]) -> Iterator[tuple[str, ast.AST]]:
     """Every node, in source order, with the qualified name of the function or class around it
     (its own, for a def). A loop, not recursion: a deep expression costs no stack."""
-    stack: list[tuple[str, ast.AST]] = [("", c) for c in reversed(list(ast.iter_child_nodes(tree)))]
+    stack: list[tuple[str, ast.AST]] = [("", c) for c in reversed(units)]
     while stack:
         scope, node = stack.pop()
         inner = f"{scope}.{node.name}".lstrip(".") if isinstance(node, _DEFS) else scope
@@ -340,8 +467,12 @@ def deciding_methods(source: bytes | None) -> set[str]:
     constant is what the change did; a new constant one is an idiom (docutils' and minidom's
     nodes are always true, a singleton hashes alike)."""
     tree = _parse(source)
+    return _deciding_in(_scoped(tree)) if tree is not None else set()
+
+
+def _deciding_in(nodes: Iterable[tuple[str, ast.AST]]) -> set[str]:
     found: set[str] = set()
-    for scope, node in _scoped(tree) if tree is not None else ():
+    for scope, node in nodes:
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if (
@@ -354,7 +485,7 @@ def deciding_methods(source: bytes | None) -> set[str]:
     return found
 
 
-def _class_equality(scope: str, cls: ast.ClassDef, deciding: frozenset[str] = frozenset()) -> Iterator[Finding]:
+def _class_equality(scope: str, cls: ast.ClassDef, deciding: Container[str] = frozenset()) -> Iterator[Finding]:
     stateful = _has_state(cls)
     for item in cls.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _DUNDERS:

@@ -2,6 +2,9 @@
 
 git passes the file holding the message it is about to record; its Blast-Radius /
 Justification / Rollback trailers count. This is the one place a bare word is a file.
+
+The required test runs once per commit: this stage reuses the pre-commit stage's run of the same
+change (testrun/verdict_record.py), and runs the test only when no such record matches.
 """
 
 from __future__ import annotations
@@ -21,4 +24,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     args.message_file = [*args.message_file, args.message_path]
+    args.reuse_test = True
     return score.run(args, ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..context import Context
-from .shared import add_log_db, add_repo, log_path
+from .shared import add_log_db, add_repo, log_path, spare_log
 
 HELP = "list logged decisions, newest first"
 
@@ -28,9 +28,20 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from ..decision_log import format_records, read
+    """The database's rows and the journal's; a database that cannot be read still shows the journal's."""
+    from ..decision_log import DecisionLogError, format_records, read, waiting_rows
 
-    ctx.stdout.write(
-        format_records(read(log_path(args, ctx), job=args.job, limit=args.limit, verdict=args.verdict), args.format)
-    )
+    db = log_path(args, ctx)
+    spare = spare_log(db, ctx)
+    try:
+        records = read(db, job=args.job, limit=args.limit, verdict=args.verdict, spare=spare)
+    except DecisionLogError as e:
+        waiting = waiting_rows(db, job=args.job, verdict=args.verdict, spare=spare)
+        records = [{k: v for k, v in r.items() if k != "row_uid"} for r in reversed(waiting)][: args.limit]
+        ctx.stdout.write(format_records(records, args.format))
+        from ..secrets.redaction import redact
+
+        ctx.stderr.write(f"score-diff: {redact(str(e))}; shown: the {len(records)} rows waiting in its journal\n")
+        return 1
+    ctx.stdout.write(format_records(records, args.format))
     return 0

@@ -131,6 +131,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
             progress=progress,
             job=args.job,
             job_branch=args.job_branch,
+            reuse_test=getattr(args, "reuse_test", False),
         )
         result = score(opts, ctx.environ)
     except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2

@@ -72,6 +72,15 @@ def log_path(args: argparse.Namespace, ctx: Context) -> Path:
     return Path(args.log_db) if args.log_db else default_db_path(Path(repository(args, ctx).git_dir))
 
 
+def spare_log(db_path: Path, ctx: Context) -> Path | None:
+    """Where a row waits when the log's directory refuses it: the user's state directory."""
+    from ..decision_journal import spare_journal
+
+    home = ctx.environ.get("HOME")
+    state = ctx.environ.get("XDG_STATE_HOME") or (os.path.join(home, ".local", "state") if home else None)
+    return spare_journal(db_path, state)
+
+
 def emit(result: Result, outputs: Sequence[Sequence[str | None]], ctx: Context, colour: bool = False) -> None:
     """Collect-then-render: formats with --output go to files, the rest to stdout."""
     to_terminal = [fmt for fmt, out in outputs if out is None] or ["text"]
@@ -100,7 +109,8 @@ def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None
     from ..decision_log import infer_gate, record
 
     try:
-        warning = record(log_path(args, ctx), result, getattr(args, "gate", None) or infer_gate(ctx.environ))
+        db = log_path(args, ctx)
+        warning = record(db, result, getattr(args, "gate", None) or infer_gate(ctx.environ), spare_log(db, ctx))
     except Exception as exc:
         warning = f"decision log not written: {exc}"
     if warning:
@@ -119,4 +129,5 @@ __all__ = [
     "emit",
     "log_decision",
     "manifest_file",
+    "spare_log",
 ]

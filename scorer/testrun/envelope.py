@@ -143,8 +143,10 @@ def prepare(
 def read_roots(manifest: Manifest, roots: Sequence[str], env: Mapping[str, str], program: str) -> tuple[str, ...]:
     """What the test may read besides the system's directories and score-diff's interpreter (the jail
     adds those): its write roots, test_read_roots, score-diff's launcher and observer, and the
-    installation of the test's own program (a virtualenv's bin/python: the virtualenv)."""
+    installation of the test's own program (a virtualenv's bin/python: the virtualenv), and what
+    score-diff put on PYTHONPATH (the outcome stream's plugin: the job cannot set the variable)."""
     found = [*roots, *manifest.test_read_roots, os.path.dirname(LAUNCHER)]
+    found += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
     where = shutil.which(program, path=env.get("PATH")) if program else None
     if where is not None:
         for path in (os.path.abspath(where), os.path.realpath(where)):

@@ -9,11 +9,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import basetests, checkout, envelope, evidence, junit, stream
+from . import base_cache, basetests, checkout, envelope, evidence, junit, stream
 from .environment import NEVER_PASSED, program_inside, test_environment
 from .run import run_test
 
@@ -57,7 +58,9 @@ def run_required(
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
         run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
-        test = _spec_then_job(run, trees, _base_tests(run, trees, fence))
+        collect = partial(_base_tests, run, trees, fence)
+        base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
+        test = _spec_then_job(run, trees, base)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))

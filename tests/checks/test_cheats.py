@@ -4,6 +4,8 @@ library that must not fire."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from scorer.checks import cheats
@@ -413,3 +415,78 @@ def test_too_deep_for_python_is_not_judged_but_does_not_crash(pkg: GitRepo):
     pkg.write("pkg/utils.py", UTILS + "\nX = " + " + ".join(["1"] * 5000) + "\n")
     out = pkg.score()
     assert out.exit_code == 0 and out.codes == set(), out.text
+
+
+# -- linear in the change: the units the diff touches, each module parsed once ----------------
+
+CALLER = """from mylib import stack
+
+
+def expected_of_caller():
+    frame = stack()[1][0]
+    return frame.f_locals["expected"]
+
+
+def unrelated(x):
+    return x + 1
+"""
+EQUAL = """class Money:
+    def __init__(self, cents):
+        self.cents = cents
+
+    def __eq__(self, other):
+        if self.cents != other.cents:
+            return False
+        return True
+"""
+
+
+def _base_module(repo: GitRepo, text: str) -> None:
+    repo.write("pkg/mod.py", text)
+    repo.write("tests/test_utils.py", TESTS)
+    repo.commit("base")
+    repo.manifest(allowed_paths=["pkg/**"], protected_tests=["tests/**"])
+
+
+def test_an_import_the_change_swaps_judges_the_untouched_function_that_uses_it(repo: GitRepo):
+    _base_module(repo, CALLER)
+    repo.write("pkg/mod.py", CALLER.replace("from mylib import stack", "from inspect import stack"))
+    out = repo.score()
+    assert out.codes == {"test-runner-detected"}, out.text
+    assert [v["line"] for v in out.report["violations"]] == [5]
+
+
+def test_an_edit_elsewhere_leaves_an_untouched_function_alone(repo: GitRepo):
+    _base_module(repo, CALLER.replace("from mylib import stack", "from inspect import stack"))
+    repo.write("pkg/mod.py", repo.root.joinpath("pkg/mod.py").read_text().replace("x + 1", "x + 2"))
+    assert repo.score().codes == set()
+
+
+def test_lines_deleted_inside_a_method_are_judged(repo: GitRepo):
+    _base_module(repo, EQUAL)
+    repo.write("pkg/mod.py", EQUAL.replace("        if self.cents != other.cents:\n            return False\n", ""))
+    out = repo.score()
+    assert out.codes == {"constant-equality"}, out.text
+
+
+def test_a_module_is_parsed_once_for_every_check(pkg: GitRepo, monkeypatch: pytest.MonkeyPatch):
+    import ast
+    from collections import Counter
+
+    from scorer.checks import pyast
+
+    pyast._TREES.clear()
+    parsed: Counter[str] = Counter()
+    real = ast.parse
+
+    def counting(source: str, *args: Any, **kwargs: Any) -> ast.AST:
+        if kwargs.get("mode", "exec") == "exec":  # a module (assertions.py re-reads expressions alone)
+            parsed[source] += 1
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(pyast.ast, "parse", counting)
+    pkg.write("pkg/utils.py", FIRES["pytest-in-sys-modules"][0])
+    pkg.write("tests/test_utils.py", TESTS + "\n\ndef test_more():\n    assert default_port('http') == 80\n")
+    assert "test-runner-detected" in pkg.score().codes
+    assert parsed and max(parsed.values()) == 1, parsed.most_common(3)
+    assert pyast.parse(UTILS.encode()) is pyast.parse(UTILS.encode())

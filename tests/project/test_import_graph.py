@@ -36,6 +36,7 @@ FLOORS: dict[str, int] = {
     "feedback": 4,
     "pipeline": 5,
     "decision_log": 5,
+    "decision_journal": 4,  # the log's journal: standard library only, below decision_log and the guard
     "verify": 5,
     "server": 6,
     "guard": 6,

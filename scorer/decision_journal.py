@@ -1,0 +1,175 @@
+"""The decision log's journal: each row appended with one `write(2)` before SQLite ever sees it.
+
+A row is one JSON line in `<log>.rows`, opened with O_APPEND so concurrent writers never
+interleave inside a line (POSIX: each append lands at the end of the file, atomically with
+respect to other appends on a local file system). Folding moves the journal aside
+(`<log>.rows.folding`) under a lock, waits for any writer that already holds the old file,
+inserts its rows in one transaction keyed by each row's `row_uid`, and only then removes it:
+a row the database refuses (locked, corrupt, disk full) stays in the journal, and a fold that
+dies after its commit inserts nothing twice.
+
+Standard library only, and no sqlite3: the guard's hook appends a row without importing it.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+_OPEN_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+_OPEN_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+MAX_JOURNAL_BYTES = 64 << 20  # a journal past this is read no further (a log, not a disk filler)
+
+
+class JournalError(OSError):
+    """The journal is not a regular file this process may use."""
+
+
+def journal_path(db_path: Path) -> Path:
+    return Path(f"{db_path}.rows")
+
+
+def folding_path(journal: Path) -> Path:
+    return Path(f"{journal}.folding")
+
+
+def spare_journal(db_path: Path, state_home: str | None) -> Path | None:
+    """Where a row goes when the log's own directory refuses it (a read-only `.git`): one file per
+    log under the user's state directory, named by the log's absolute path."""
+    if not state_home:
+        return None
+    import hashlib
+
+    name = hashlib.sha256(os.fsencode(os.path.abspath(db_path))).hexdigest()[:24]
+    return Path(state_home, "score-diff", f"decisions-{name}.rows")
+
+
+def encode(row: dict[str, Any]) -> bytes:
+    # Framed by a newline on both sides: a write cut short by a full disk leaves one bad line,
+    # which the reader skips, and the next row still starts on a line of its own.
+    return b"\n" + json.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def append(path: Path, data: bytes) -> None:
+    """Append `data` with one write; raise OSError if it did not all land."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(5):
+        fd = os.open(path, _OPEN_APPEND, 0o600)
+        try:
+            held = os.fstat(fd)
+            if not stat.S_ISREG(held.st_mode):
+                raise JournalError(errno.EINVAL, "not a regular file", str(path))
+            _flock(fd, shared=True)
+            if not _still_named(path, held):
+                continue  # a fold moved it aside between our open and our lock: open the new one
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)", str(path))
+            return
+        finally:
+            os.close(fd)
+    raise JournalError(errno.EAGAIN, "the journal kept being moved aside", str(path))
+
+
+def _still_named(path: Path, held: os.stat_result) -> bool:
+    try:
+        now = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _flock(fd: int, shared: bool = False, wait: bool = True) -> bool:
+    import fcntl
+
+    flags = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
+    try:
+        fcntl.flock(fd, flags)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of one journal file, oldest first; a line that is not a whole row is skipped."""
+    try:
+        fd = os.open(path, _OPEN_READ)
+    except FileNotFoundError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise JournalError(errno.EINVAL, "not a regular file", str(path))
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(MAX_JOURNAL_BYTES)
+    finally:
+        os.close(fd)
+    found = []
+    for line in data.split(b"\n"):
+        try:
+            row = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("row_uid"), str):
+            found.append(row)
+    return found
+
+
+def pending(journals: list[Path]) -> list[dict[str, Any]]:
+    """Every row still waiting to be folded from these journals, oldest first, each once."""
+    seen: set[str] = set()
+    out = []
+    for path in (p for journal in journals for p in (folding_path(journal), journal)):
+        for row in rows(path):
+            if row["row_uid"] not in seen:
+                seen.add(row["row_uid"])
+                out.append(row)
+    return out
+
+
+@contextmanager
+def folding(journal: Path) -> Iterator[Path | None]:
+    """The file of `journal`'s rows to fold now, under the one folder's lock; None when there is
+    nothing to fold or another process is folding (the rows are then its to fold). The caller
+    removes the file once its rows are committed."""
+    if not journal.exists() and not folding_path(journal).exists():
+        yield None
+        return
+    lock_path = Path(f"{journal}.lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise JournalError(errno.EINVAL, "not a regular file", str(lock_path))
+        if not _flock(fd, wait=False):
+            yield None
+            return
+        yield _set_aside(journal)
+    finally:
+        os.close(fd)
+
+
+def _set_aside(journal: Path) -> Path | None:
+    """The folding file, made from the journal if no earlier fold left one behind."""
+    aside = folding_path(journal)
+    if not aside.exists():
+        try:
+            os.rename(journal, aside)
+        except FileNotFoundError:
+            return None
+        _drain(aside)
+    return aside
+
+
+def _drain(path: Path) -> None:
+    """Wait for writers that locked the file before it was moved: each holds a shared lock for
+    its one write, and any writer that locks it later sees the new name and writes there."""
+    fd = os.open(path, _OPEN_READ)
+    try:
+        _flock(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,180 @@
+"""The base paid once: the base's collected test ids are cached by base tree, configuration,
+runner and environment, and an entry that is corrupt, foreign or for another key is ignored."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scorer.testrun import base_cache, cache_store, session
+from tests.testing.repo import GitRepo, Outcome
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
+BUGGY = "def add(a, b):\n    return a - b\n"
+FIXED = "def add(a, b):\n    return a + b\n"
+SPEC = textwrap.dedent(
+    """\
+    from calc import add
+
+
+    def test_add():
+        assert add(1, 2) == 3
+
+
+    def test_add_zero():
+        assert add(0, 0) == 0
+    """
+)
+# The job's code skips the base's tests from the module they import: they never run.
+SKIPPING = "import pytest\n\npytest.skip('not today', allow_module_level=True)\n" + FIXED
+
+
+@pytest.fixture
+def collections(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    counted: list[int] = []
+    real = session._base_tests
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        counted.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "_base_tests", counting)
+    return counted
+
+
+@pytest.fixture
+def project(repo: GitRepo) -> GitRepo:
+    repo.write("calc.py", BUGGY)
+    repo.write("tests/test_calc.py", SPEC)
+    repo.write(".gitignore", "__pycache__/\n*.pyc\n")
+    repo.commit("calc with a bug, and its tests")
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    repo.manifest(
+        allowed_paths=["calc.py", "tests/**", "conftest.py"],
+        protected_tests=["tests/**"],
+        required_test=PYTEST,
+        always_run_test=True,
+    )
+    return repo
+
+
+def _score(repo: GitRepo) -> Outcome:
+    return repo.score(skip_test=False)
+
+
+def _entries(repo: GitRepo) -> list[Path]:
+    return sorted((repo.root / ".git" / "score-diff" / "cache" / base_cache.KIND).glob("*.json"))
+
+
+def test_the_base_is_collected_once_for_every_change_on_it(project: GitRepo, collections: list[int]) -> None:
+    project.write("calc.py", FIXED)
+    assert _score(project).exit_code == 0
+    project.write("calc.py", FIXED + "\n# another change on the same base\n")
+    assert _score(project).exit_code == 0
+    assert len(collections) == 1
+    assert len(_entries(project)) == 1
+
+
+def test_a_cached_collection_still_catches_a_base_test_that_did_not_run(
+    project: GitRepo, collections: list[int]
+) -> None:
+    project.write("calc.py", FIXED)
+    assert _score(project).exit_code == 0
+    project.write("calc.py", SKIPPING)
+    out = _score(project)
+    assert len(collections) == 1
+    assert out.exit_code == 1 and "test-missing" in out.codes, out.text
+
+
+def test_a_new_base_or_manifest_collects_again(project: GitRepo, collections: list[int]) -> None:
+    project.write("calc.py", FIXED)
+    _score(project)
+    project.commit("the fix, committed: the next scoring's base is another tree")
+    project.write("calc.py", FIXED + "\n# more\n")
+    _score(project)
+    assert len(collections) == 2
+    project.manifest(
+        allowed_paths=["calc.py", "tests/**", "conftest.py", "README.md"],
+        protected_tests=["tests/**"],
+        required_test=PYTEST,
+        always_run_test=True,
+    )
+    _score(project)
+    assert len(collections) == 3
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-10])
+
+
+def _edited(path: Path) -> None:  # a test dropped from the ids: the content digest no longer holds
+    doc = json.loads(path.read_text())
+    doc["value"]["tests"] = doc["value"]["tests"][:1]
+    path.write_text(json.dumps(doc))
+
+
+def _misshapen(path: Path) -> None:  # the digest holds, the value is not the base run's record
+    doc = json.loads(path.read_text())
+    doc["value"] = [["test_calc.py::test_one", "test_calc.py", []]]
+    doc["sha256"] = cache_store.digest({k: doc[k] for k in ("format", "key", "value")})
+    path.write_text(json.dumps(doc))
+
+
+def _another_key(path: Path) -> None:  # an entry stored for another base, under this key's name
+    doc = json.loads(path.read_text())
+    doc["key"]["base_tree"] = "0" * 40
+    doc["sha256"] = cache_store.digest({k: doc[k] for k in ("format", "key", "value")})
+    path.write_text(json.dumps(doc))
+
+
+def _group_writable(path: Path) -> None:
+    path.chmod(0o666)
+
+
+def _foreign(path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    os.chown(path, 4242, 4242)
+
+
+def _symlink(path: Path) -> None:
+    path.rename(path.with_name("elsewhere"))
+    path.symlink_to(path.with_name("elsewhere"))
+
+
+@pytest.mark.parametrize("fault", [_truncated, _edited, _misshapen, _another_key, _group_writable, _foreign, _symlink])
+def test_an_entry_that_is_not_whole_and_ours_is_ignored(
+    project: GitRepo, collections: list[int], fault: Callable[[Path], None]
+) -> None:
+    project.write("calc.py", FIXED)
+    _score(project)
+    (entry,) = _entries(project)
+    fault(entry)
+    project.write("calc.py", SKIPPING)
+    out = _score(project)
+    assert len(collections) == 2
+    assert out.exit_code == 1 and "test-missing" in out.codes, out.text
+
+
+def test_a_pytest_configuration_appearing_above_the_checkout_changes_the_key(tmp_path: Path) -> None:
+    below = tmp_path / "a" / "b"
+    below.mkdir(parents=True)
+    before = base_cache.configs_above(str(below))
+    (tmp_path / "a" / "pytest.ini").write_text("[pytest]\naddopts = -k nothing\n")
+    assert base_cache.configs_above(str(below)) != before
+
+
+def test_an_unknown_runner_is_never_cached(tmp_path: Path) -> None:
+    program = tmp_path / "bin" / "pytest"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    assert base_cache.runner_version((str(program),), {}, None) is None  # no pytest dist-info beside it
+    assert base_cache.runner_version((sys.executable, "-m", "pytest"), {}, None)  # this venv's pytest
