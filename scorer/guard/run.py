@@ -197,6 +197,14 @@ def _rewrites(agent: str) -> bool:
     return bool(getattr(lookup(agent), "REWRITES_SHELL", False))
 
 
+def _logged(d: Decision, shadow: bool) -> str:
+    """The decision as the log says it: in shadow mode, what the guard would have done (a command it
+    would have run rewritten into the jail is `would-jail`)."""
+    if not shadow:
+        return d.action
+    return "would-jail" if d.rewrite is not None else WOULD[d.action]
+
+
 def log_row(outcome: Outcome, opts: GuardOptions, duration_s: float) -> dict[str, object]:
     from .. import __version__
 
@@ -206,8 +214,8 @@ def log_row(outcome: Outcome, opts: GuardOptions, duration_s: float) -> dict[str
         "job_id": manifest.job_id if manifest else None,
         "mode": "guard",
         "manifest_sha256": loaded.raw_sha256 if loaded else None,
-        "verdict": WOULD[d.action] if outcome.shadow else d.action,
-        "decision": WOULD[d.action] if outcome.shadow else d.action,
+        "verdict": _logged(d, outcome.shadow),
+        "decision": _logged(d, outcome.shadow),
         "exit_code": outcome.answer.exit_code,
         "shadow": int(outcome.shadow),
         "violations": [{"code": f.code, "path": f.path, "line": None, "message": f.message} for f in d.findings],

@@ -49,7 +49,7 @@ def test_recorded_payload(guarded: Guarded, case: str):
     if agent not in ("claude", "cursor") and want == "ask":  # only these can ask; the others are told deny
         want = "deny"
     if agent == "claude" and want == "ask" and JAIL_INSTALLED and payload.get("tool_name") == "Bash":
-        want = "allow"  # an unknown command runs rewritten into the job's jail (issue 28)
+        want = "jail"  # an unknown command runs rewritten into the job's jail (issue 28)
     assert observed(agent, code, out, err) == want, (out, err)
     row = guarded.last()
     codes = [v["code"] for v in row["violations"]]
@@ -387,7 +387,7 @@ def test_shadow_mode_allows_and_logs_what_it_would_have_done(committed: GitRepo)
 
 def test_guard_option_shadow(guarded: Guarded):
     code, out, _ = guarded.send(_payload(guarded, "Bash", command="eval x"), "claude", "--shadow")
-    assert (code, out) == (0, "") and guarded.last()["decision"] == "would-ask"
+    assert (code, out) == (0, "") and guarded.last()["decision"] == "would-jail"
 
 
 def test_log_and_export_show_guard_rows(guarded: Guarded):

@@ -136,10 +136,15 @@ def shell(committed: GitRepo) -> Guarded:
     return Guarded(committed)
 
 
+# What Claude Code is told for a command the guard cannot account for: run it rewritten into the
+# job's jail (PreToolUse updatedInput), not as it is and not at a prompt.
+UNKNOWN = {"ask": "jail"}
+
+
 @pytest.mark.parametrize(("command", "want"), ATTACKS)
 def test_attack_is_not_allowed(shell: Guarded, command: str, want: str):
     code, out, err = shell.send(_bash(shell, command))
-    assert observed("claude", code, out, err) == want, out
+    assert observed("claude", code, out, err) == UNKNOWN.get(want, want), out
     codex = shell.send(_bash(shell, command), "codex")
     assert observed("codex", *codex) == "deny"  # an agent that cannot ask is told deny
 
@@ -160,12 +165,12 @@ def test_neighbour_is_allowed_without_a_prompt(shell: Guarded, command: str):
     ],
 )
 def test_a_redirection_belongs_to_the_last_command_of_a_list_or_pipeline(shell: Guarded, command: str, want: str):
-    assert observed("claude", *shell.send(_bash(shell, command))) == want
+    assert observed("claude", *shell.send(_bash(shell, command))) == UNKNOWN.get(want, want)
 
 
 def test_cdpath_in_the_agents_environment_makes_a_relative_cd_unknown(shell: Guarded, monkeypatch):
     command = "cd allowed && tee b.py < /dev/null"
     assert observed("claude", *shell.send(_bash(shell, command))) == "allow"
     monkeypatch.setenv("CDPATH", str(shell.repo.scratch))
-    assert observed("claude", *shell.send(_bash(shell, command))) == "ask"
+    assert observed("claude", *shell.send(_bash(shell, command))) == "jail"
     assert observed("claude", *shell.send(_bash(shell, "cd ./allowed && tee b.py < /dev/null"))) == "allow"

@@ -50,6 +50,10 @@ def answer_action(agent: str, code: int, stdout: str) -> str:
     body = json.loads(stdout)
     decision = body["hookSpecificOutput"]["permissionDecision"]
     assert code == (2 if decision == "deny" else 0)
+    if decision == "allow" and "updatedInput" in body["hookSpecificOutput"]:
+        command = body["hookSpecificOutput"]["updatedInput"]["command"]
+        assert " jail " in command and " -- bash -c " in command, command
+        return "jail"  # allowed only as rewritten: inside the job's jail (docs/guard.md)
     return decision
 
 
