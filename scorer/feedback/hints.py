@@ -604,6 +604,23 @@ SAID: dict[str, Said] = {
         "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
         "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
     ),
+    "test-base-unrunnable": Said(
+        "stop and tell the user the base's own tests could not be run on the base tree (the message says why); "
+        "this is not a verdict on your change",
+        "make the base's protected tests run at the base (its dependencies installed, its configuration valid)",
+    ),
+    "test-evidence-tampered": Said(
+        "make the required test pass for real: run `{test}` and fix the code; do not touch the runner, "
+        "its report, its exit status or the process's exit (atexit, os._exit)"
+    ),
+    "test-unstable": Said(
+        "make the result independent of call order and history: run `{test}` twice and in another order, and "
+        "remove state kept across calls (counters, toggles, caches keyed by the test's inputs)"
+    ),
+    "test-runner-reached": Said(
+        "remove the code that reaches for the test runner (atexit handlers that call os._exit, reading the "
+        "runner's command line or report path, importing _pytest): the code must behave the same under any runner"
+    ),
     "git-error": Said(
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
         "otherwise stop and tell the user score-diff could not read git"

@@ -40,8 +40,11 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-envelope",
         "test-envelope-unavailable",
         "test-missing",
+        "test-base-unrunnable",
+        "test-evidence-tampered",
+        "test-unstable",
     ),
-    "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
+    "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input", "test-runner-reached"),
     "internal": ("internal-error",),
 }
 CHECK_OF_CODE = {code: check for check, codes in CHECKS.items() for code in codes}

@@ -78,6 +78,10 @@ MESSAGES = {
     ),
     "test-weakened": ("test_total no longer reaches the assertion `assert total() == 3`", "tests/test_a.py", 7),
     "test-missing": ("the base's test tests/test_a.py::test_total[1-2] was skipped", "tests/test_a.py", None),
+    "test-base-unrunnable": ("the base's tests could not be run on the base: no record was written", "-", None),
+    "test-evidence-tampered": ("the evidence disagrees: the process exited 0, but the stream has no end", "-", None),
+    "test-unstable": ("tests/test_a.py::test_total passed, then failed in reverse order", "tests/test_a.py", None),
+    "test-runner-reached": ("registers an atexit handler that calls os._exit", "src/calc.py", 3),
     "test-config-changed": (
         "changes how pytest collects or reports tests (a conftest.py or pytest.ini)",
         "tests/conftest.py",
