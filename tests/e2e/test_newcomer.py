@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.testing.repo import GitRepo
+from tests.testing.setup import edit_starter
 
 EXISTING = """\
 # The team's own hooks: init must keep every line of this file.
@@ -64,6 +65,7 @@ def test_the_newcomer_path(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> No
     assert all(line in merged for line in EXISTING.splitlines())  # the team's lines, comments included
     assert sh("pre-commit validate-config").returncode == 0
     assert "MISSING" in init.stdout  # doctor, run last: the fence is not committed yet
+    edit_starter(repo.root)
     sh("score-diff pin")
     sh("git add -A && git commit -q -m 'score-diff: job fence'")
     sh("pre-commit install")
