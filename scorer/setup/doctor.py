@@ -175,8 +175,8 @@ def _in_ci(repo: Repository, program: str) -> Finding | None:
     is not there on CI's fresh checkout: the required test would fail there, whatever the code."""
     if "/" not in program:
         return None
-    root = os.path.realpath(repo.work_tree)
-    where = os.path.realpath(os.path.join(root, program))
+    root = os.path.abspath(repo.work_tree)
+    where = os.path.abspath(os.path.join(root, program))  # the link itself: .venv/bin/python points outside
     if os.path.commonpath([root, where]) != root:
         return None
     rel = os.path.relpath(where, root).replace(os.sep, "/")

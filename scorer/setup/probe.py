@@ -42,7 +42,7 @@ def _one(script: Path, stage: str, hook_id: str, root: str, message: str, enviro
     text = script.read_text(encoding="utf-8", errors="replace")
     plain = [str(script), *([message] if stage == "commit-msg" else [])]
     argv = _pre_commit_argv(text, stage, hook_id, message) or plain
-    shown = " ".join(argv[-4:] if len(argv) > 4 else argv)
+    shown = f"pre-commit run --hook-stage {stage} {hook_id}" if argv != plain else str(script)
     try:
         proc = subprocess.run(
             argv, cwd=root, env=dict(environ), capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False

@@ -208,3 +208,37 @@ def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds_once_committed
     assert "job: fix " in blocked.stdout + blocked.stderr
     code, out = run_cli(["init", "--repo", str(repo.root), "--per-job"])
     assert code == 2 and out.endswith("score-diff init: failed (usage)\n")
+
+
+def test_init_says_the_one_order_edit_pin_commit_install(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])
+    assert code == 0
+    steps = [
+        line.split(".", 1)[1].split(":", 1)[0].strip() for line in out.splitlines() if line[:4].strip()[:1].isdigit()
+    ]
+    assert steps[:4] == [
+        "edit job_manifest.json",
+        "pin it",
+        "commit the fence on the base branch before the agent starts",
+        "install the hooks",
+    ], out
+
+
+def test_install_hook_finds_the_base_branch_from_the_remote(repo: GitRepo, tmp_path) -> None:
+    repo.commit("initial")
+    repo.git("branch", "-m", "main", "trunk")
+    clone = tmp_path / "clone"
+    repo.git("clone", "-q", str(repo.root), str(clone))  # origin/HEAD -> origin/trunk, and a local trunk
+    code, out = run_cli(["install-hook", "--repo", str(clone)])
+    assert code == 0 and "merge-base with trunk, as CI's --base trunk will" in out, out
+    assert "--since trunk" in (clone / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+
+
+def test_install_hook_without_a_base_branch_says_so(repo: GitRepo) -> None:
+    repo.commit("initial")
+    repo.git("branch", "-m", "main", "work")
+    code, out = run_cli(["install-hook", "--repo", str(repo.root)])
+    assert code == 0 and "no base branch found" in out and "pass --since BRANCH" in out, out
+    assert "--since" not in (repo.root / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
