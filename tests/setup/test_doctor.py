@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def _missing(out: str) -> list[str]:
     return [line.split("MISSING", 1)[1].strip() for line in out.splitlines() if line.strip().startswith("MISSING")]
 
 
-def _fence(repo: GitRepo, **fields: object) -> None:
+def _fence(repo: GitRepo, **fields: Any) -> None:
     edit_starter(repo.root, **fields)
     assert run_cli(["pin", "--repo", str(repo.root)])[0] == 0
     repo.commit("score-diff: job fence")
