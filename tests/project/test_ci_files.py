@@ -131,9 +131,9 @@ def test_the_github_test_runs_in_an_ordinary_pull_request_workflow():
 def test_github_workflows_check_out_the_head_by_id_and_pin_the_action_to_a_commit(path):
     for job in load(path)["jobs"].values():
         checkouts = _steps_using(job["steps"], "actions/checkout@")
-        for checkout in checkouts:
-            assert checkout["with"]["fetch-depth"] == 0
-            assert checkout["with"]["persist-credentials"] is False
+        for one in checkouts:
+            assert one["with"]["fetch-depth"] == 0
+            assert one["with"]["persist-credentials"] is False
         assert checkouts[-1]["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
         (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
         assert step["uses"] == "score-diff/score-diff@<commit>"  # a commit sha placeholder, as the README
