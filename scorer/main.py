@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "install-hook": "install_hook",
     "jobs": "jobs",
     "doctor": "doctor",
+    "test": "test",
 }
 
 

@@ -194,7 +194,8 @@ def _spec_source(ins: Inspection, job: Job) -> SpecSource:
     from .manifest.globs import PathMatcher
     from .testrun.checkout import SpecSource
 
-    base = ins.base if ins.mode == "range" else ins.head
+    # --since, like --base, scores against the merge-base: the spec comes from there too (one spec at every gate)
+    base = ins.base if ins.mode == "range" or ins.base is not None else ins.head
     granted = PathMatcher(job.manifest.allowed_test_config)
     return SpecSource(base, protected_matcher(job), granted)
 
@@ -467,3 +468,14 @@ def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Resu
 
 
 __all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]
+
+
+def test_as_gate(opts: Options, environ: Mapping[str, str]) -> TestOutcome:
+    """The required test exactly as `judge` runs it, whatever the other checks say (`score-diff test`):
+    the same inspection, the same spec source, the same session."""
+    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
+    try:
+        inspected = inspect(repo, opts, environ)
+        return _test_outcome(repo, opts, inspected.job, inspected.ins, [], environ)
+    finally:
+        repo.close()

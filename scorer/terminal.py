@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
 _ANSI = {"red": "\033[31m", "green": "\033[32m", "yellow": "\033[33m", "bold": "\033[1m", "reset": "\033[0m"}
@@ -40,21 +40,56 @@ def colourise(text: str) -> str:
 
 
 class Progress:
-    """Shows that the required test is running, and for how long, on a terminal only."""
+    """Shows, on a terminal only, that the required test is running, which run it is (the base's
+    tests collected, the spec pass, the job's own tests each start a new run) and for how long."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
+    SHOW_AFTER_S = 2.0  # a quick run stays silent
+
+    def __init__(self, stream: TextIO, close: bool = False) -> None:
+        self.stream, self.close = stream, close  # close: the stream was opened for it (/dev/tty)
         self.shown = False
+        self.runs = 0
+        self.last = float("inf")
 
     def __call__(self, elapsed: float) -> None:
-        self.stream.write(f"\r  running required test ... {elapsed:.0f}s ")
+        if elapsed < self.last:  # the clock started again: the next run of the test
+            self.runs += 1
+        self.last = elapsed
+        if elapsed < self.SHOW_AFTER_S:
+            return
+        self.stream.write(f"\r  score-diff: running the required test (run {self.runs}) ... {elapsed:.0f}s ")
         self.stream.flush()
         self.shown = True
 
     def done(self) -> None:
         if self.shown:
-            self.stream.write("\r" + " " * 40 + "\r")
+            self.stream.write("\r" + " " * 60 + "\r")
             self.stream.flush()
+        if self.close:
+            self.stream.close()
+
+
+TTY = "/dev/tty"
+
+
+def progress_stream(
+    stderr: TextIO, environ: Mapping[str, str], opener: Callable[[str], TextIO] | None = None
+) -> TextIO | None:
+    """Where a person is looking: stderr when it is a terminal; under pre-commit, which captures
+    the hook's output until it ends (it sets PRE_COMMIT=1, pre_commit/commands/run.py), the
+    controlling terminal itself; None when there is none (CI, a pipe, a machine reading stdout)."""
+    if getattr(stderr, "isatty", lambda: False)():
+        return stderr
+    if environ.get("PRE_COMMIT") != "1":
+        return None
+    try:
+        return (opener or _open_tty)(TTY)
+    except OSError:  # no controlling terminal (ENXIO): a commit from a script or an IDE
+        return None
+
+
+def _open_tty(path: str) -> TextIO:
+    return open(path, "w", encoding="utf-8", errors="replace")
 
 
 def page(text: str, stdout: TextIO, environ: Mapping[str, str]) -> None:

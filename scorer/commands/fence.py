@@ -7,6 +7,7 @@ agent's prompt (or let the guard hand it over at session start, docs/agent-feedb
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..context import Context
 from .shared import add_job_branch, add_manifest, repository
@@ -33,13 +34,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..feedback.fence import fence_facts, render_json, render_markdown
     from ..pipeline import Options, committed_fence
+    from ..setup.hooks import hooks_since
 
     repo = repository(args, ctx)
     opts = Options(repo=args.repo, manifest=args.manifest, cwd=ctx.cwd, job=args.job, job_branch=args.job_branch)
     try:
         manifest, rel = committed_fence(repo, opts, ctx.environ)
+        hooks, since = hooks_since(Path(repo.hooks_dir()), repo.work_tree) if repo.root else (False, None)
     finally:
         repo.close()
-    facts = fence_facts(manifest, rel)
+    facts = {**fence_facts(manifest, rel), "gate": {"hooks": hooks, "since": since}}
     ctx.stdout.write(render_json(facts) if args.fmt == "json" else render_markdown(facts))
     return 0

@@ -50,11 +50,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="overwrite files that exist and differ")
 
 
-def _python(root: str) -> str:
-    venv = os.path.join(root, ".venv", "bin", "python")
-    return ".venv/bin/python" if os.path.exists(venv) else "python3"
-
-
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..manifest.jobs import manifest_rel
     from ..manifest.load import parse_manifest
@@ -66,13 +61,14 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("--per-job needs --job JOB: the file is .score-diff/jobs/JOB.json")
     repo = repository(args, ctx)
     root = repo.work_tree
-    base = args.base or repo.branch() or "main"
+    found = repo.default_branch()
+    base = args.base or (found if found and "/" not in found else None) or repo.branch() or "main"
     args.since = base  # what install-hook's scripts and the pre-commit config pass the hooks
     job = args.job or f"{os.path.basename(root)}-job"
     target = manifest_rel(job) if args.per_job else DEFAULT_MANIFEST
     created = [target + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
     files = sorted({*repo.file_names(), *created})
-    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, target, _python(root))
+    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, target)
     text = json.dumps(manifest, indent=2) + "\n"
     parse_manifest(text.encode(), "the starter manifest")  # what init writes always validates
     # A manifest or config already there is the user's (edited, as step 1 says): kept, not an error.
@@ -83,6 +79,11 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     elif args.hooks == "git":
         installed = install_hook.install(args, ctx)  # a hook of someone else's kept: the gate is not on
     ctx.stdout.write(_next_steps(args, target, manifest, commands, base))
+    if os.path.isdir(os.path.join(root, ".venv")):
+        ctx.stdout.write(
+            f"note: required_test runs `{manifest['required_test'][0]}` from PATH, not .venv/bin/python, which "
+            "a fresh CI checkout lacks: commit with the virtualenv activated\n"
+        )
     from .doctor import doctor
 
     ctx.stdout.write("\n")
@@ -137,19 +138,21 @@ def _next_steps(
     test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
     found = "; also found: " + ", ".join(shlex.join(c) for c in commands[1:]) if len(commands) > 1 else ""
     hooks = {
-        "git": "the hooks are installed in this clone (score-diff install-hook in every other clone)",
-        "pre-commit": f"run `pre-commit install` (it reads default_install_hook_types from {PRE_COMMIT_CONFIG})",
-        "none": "no hooks written (score-diff install-hook, or score-diff init --hooks pre-commit)",
+        "git": "install the hooks: already done in this clone (score-diff install-hook in every other clone)",
+        "pre-commit": f"install the hooks: pre-commit install (it reads default_install_hook_types from "
+        f"{PRE_COMMIT_CONFIG})",
+        "none": "install the hooks: score-diff install-hook (or score-diff init --hooks pre-commit)",
     }
     commit = " ".join([target, f"{target}.sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])])
     pin = f"score-diff pin --manifest {target}" if args.per_job else "score-diff pin"
     branch_for = f"agent-{manifest['job_id']}" if args.per_job else "agent-<job>"
     return f"""next steps:
-  1. edit {target}: allowed_paths to the files this job may change; required_test is `{test}`{found}
-  2. pin it: {pin}   (writes {target}.sha256; a changed manifest then fails to score)
+  1. edit {target}: say what the job is in description, narrow allowed_paths to the files this job may
+     change; required_test is `{test}`{found}
+  2. pin it: {pin}   (writes {target}.sha256; pin refuses the unedited starter)
   3. commit the fence on the base branch before the agent starts:
      git switch {base} && git add {commit} && git commit -m "score-diff: job fence"
-  4. hooks: {hooks[args.hooks]}
+  4. {hooks[args.hooks]}; then score-diff doctor
   5. start the agent on a branch named {branch_for} (git switch -c agent-{manifest["job_id"]});
      CI: score-diff --base {base}; a git server: score-diff pre-receive (docs/teams.md)
 """

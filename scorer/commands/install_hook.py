@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--since",
         metavar="REF",
         help="the base branch: the hooks score the branch since its merge-base with REF plus the working "
-        "tree, as CI's --base REF will (recommended; without it they score the working tree against HEAD)",
+        "tree, as CI's --base REF will (default: origin's default branch, else main or master)",
     )
     p.add_argument("--force", action="store_true", help="overwrite hook scripts that exist and differ")
 
@@ -37,7 +37,15 @@ def install(args: argparse.Namespace, ctx: Context) -> bool:
     repo = repository(args, ctx)
     repo.work_tree  # noqa: B018 - hooks need a working tree: a bare repository is refused here
     branches = args.branches or DEFAULT_BRANCHES
-    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, branches, args.force, args.since)
+    since = args.since or repo.default_branch()
+    if since is None:
+        ctx.stdout.write(
+            "no base branch found (no origin/HEAD, main or master): the hooks score the working tree against "
+            "HEAD only, not the branch's commits as CI will; pass --since BRANCH\n"
+        )
+    elif not args.since:
+        ctx.stdout.write(f"the hooks score the branch since its merge-base with {since}, as CI's --base {since} will\n")
+    written = install_git_hooks(Path(repo.hooks_dir()), sys.executable, branches, args.force, since)
     for w in written:
         ctx.stdout.write(describe(w, str(w.path)) + "\n")
     return all(w.state != "kept" for w in written)

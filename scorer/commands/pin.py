@@ -20,9 +20,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..manifest.load import load_manifest
     from ..manifest.pin import PIN_SUFFIX, pin_line
+    from ..setup.detect import STARTER_REFUSED, is_starter
 
     path = manifest_file(args, ctx)
-    load_manifest(path)
+    manifest = load_manifest(path)
+    if is_starter(manifest.description):  # pinned now, it would be edited, re-pinned and committed twice
+        raise ManifestError(STARTER_REFUSED.format(rel=path.name))
     line = pin_line(path.read_bytes(), path.name)
     try:
         Path(str(path) + PIN_SUFFIX).write_text(line, encoding="utf-8")

@@ -105,10 +105,11 @@ def _branch_skipped(args: argparse.Namespace, ctx: Context) -> str | None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..pipeline import Options, could_not_score, score
-    from ..terminal import Progress, use_colour
+    from ..terminal import Progress, progress_stream, use_colour
 
     outputs = getattr(args, "outputs", None) or [["text", None]]
-    progress = Progress(ctx.stderr) if ctx.stderr.isatty() else None
+    stream = progress_stream(ctx.stderr, ctx.environ)
+    progress = Progress(stream, close=stream is not ctx.stderr) if stream is not None else None
     try:
         skipped = _branch_skipped(args, ctx)
         if skipped is not None:

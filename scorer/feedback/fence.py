@@ -130,13 +130,34 @@ def render_markdown(facts: dict[str, Any]) -> str:
     out += [
         f"- **Required test** (must pass; run it from the repository root, {t['timeout_s']:g} s at most): "
         f"`{t['command']}`",
-        "- **The gate:** `score-diff` scores the working tree against HEAD (staged, unstaged and untracked files) "
-        "and runs on every commit; `score-diff --base <the branch you started from>` scores your commits, as CI "
-        "does. The last line is `RESULT: PASS` or `RESULT: FAIL`; under each FAIL line, `-> do:` says what to do "
+        f"- **The gate:** {_gate(facts.get('gate'))} The last line is `RESULT: PASS` or `RESULT: FAIL`; "
+        "under each FAIL line, `-> do:` says what to do "
         "next: do exactly that, then run `score-diff` again. The fence is set by the user: do not edit it, its "
         "pin or the hook configuration.",
     ]
     return printable("\n".join(out)) + "\n"
+
+
+def _gate(gate: dict[str, Any] | None) -> str:
+    """What the installed hooks really score (`score-diff fence` reads them off this clone)."""
+    since = gate.get("since") if gate else None
+    if gate is None or not gate.get("hooks"):
+        start = "`score-diff`" if gate is None else "no score-diff hook is installed in this clone; `score-diff`"
+        runs = " and runs on every commit" if gate is None else ""
+        return (
+            f"{start} scores the working tree against HEAD (staged, unstaged and untracked files){runs}; "
+            "`score-diff --base <the branch you started from>` scores your commits, as CI does."
+        )
+    if since is None:
+        return (
+            "the hook on every commit scores the working tree against HEAD only (staged, unstaged and untracked "
+            "files); CI's `score-diff --base <the branch you started from>` also scores your commits."
+        )
+    return (
+        f"the hook on every commit runs `score-diff --since {since}`: your commits since the merge-base with "
+        f"{since} and the working tree together (staged, unstaged and untracked files), with {since}'s tests, "
+        f"exactly as CI's `score-diff --base {since}` will; run that command yourself to see the verdict."
+    )
 
 
 def render_json(facts: dict[str, Any]) -> str:

@@ -225,6 +225,24 @@ def _test_command(scene: Scene) -> str:
     return shlex.join(scene.manifest.required_test) if scene.manifest else "the required test"
 
 
+def reproduce_command(scene: Scene) -> str:
+    """`score-diff test` as this gate ran the test: by hand in the working tree the job's own tests
+    and conftest run, and may pass where the gate, running the base's, failed."""
+    words = ["score-diff", "test"]
+    if scene.base is not None:  # --since or --base: the base's tests come from the merge-base
+        words += ["--since", scene.base]
+    if scene.manifest_rel and scene.manifest_rel != "job_manifest.json" and "/jobs/" not in scene.manifest_rel:
+        words += ["--manifest", scene.manifest_rel]
+    return shlex.join(words)
+
+
+def _run_test(scene: Scene) -> str:
+    """How the agent sees what the gate saw: the reproducing command, or (before a write) the test itself."""
+    if scene.mode == TOOL_CALL:
+        return f"run `{_test_command(scene)}`"
+    return f"run `{reproduce_command(scene)}` (it runs `{_test_command(scene)}` exactly as the gate did)"
+
+
 def _at(v: Violation) -> str:
     return f"line {v.line} of {v.path}" if v.path and v.line else (v.path or "the change")
 
@@ -475,7 +493,7 @@ def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
     timeout = scene.manifest.test_timeout_s if scene.manifest else None
     within = f" within {timeout:g} s" if timeout else ""
     return (
-        f"make the required test finish{within}: run `{_test_command(scene)}` and find what hangs or is slow",
+        f"make the required test finish{within}: {_run_test(scene)} and find what hangs or is slow",
         "raise test_timeout_s if the test is slow by nature",
     )
 
@@ -492,12 +510,21 @@ def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
 
 
 def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
+    """Restore only what was weakened: the whole file back would throw the job's new tests away too."""
     path = v.path or ""
+    source = scene.base or scene.head
     command = None if scene.mode == TOOL_CALL else undo_command(path, scene)
-    again = f"; to put the whole file back, run `{command}`{_came_in(path, scene)}" if command else ""
+    shown = f"`git show {shlex.quote(f'{source}:{path}')}` prints the base's version; " if source else ""
+    kept = "still in your earlier commits" if scene.mode == RANGE else "kept in the stash"
+    whole = (
+        f"; only to start the file over (your new tests go with it, {kept}), run `{command}`{_came_in(path, scene)}"
+        if command
+        else ""
+    )
     return (
-        f"put back what the test lost in {path} (the message names it): tests may be added, never weakened, "
-        f"so make the code pass the existing test instead{again}",
+        f"in {path}, put back exactly what the test lost (the message names the test function or the "
+        f"parametrize rows) and keep your new tests: {shown}copy that function or those rows back from it; "
+        f"tests may be added, never weakened, so make the code pass the existing test instead{whole}",
         "remove the path from protected_tests if the job must rewrite this test",
     )
 
@@ -566,9 +593,9 @@ SAID: dict[str, Said] = {
         "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
         "rerun score-diff"
     ),
-    "test-failed": Said("make the required test pass: run `{test}`, read its output and fix the code (not the test)"),
+    "test-failed": Said("make the required test pass: {run_test}, read its output and fix the code (not the test)"),
     "test-empty": Said(
-        "make the required test run its tests to the end: run `{test}`; nothing may exit "
+        "make the required test run its tests to the end: {run_test}; nothing may exit "
         "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
         "name the report the test writes in test_report, or lower min_tests",
     ),
@@ -591,7 +618,7 @@ SAID: dict[str, Said] = {
         "remove the code that tried what the message names: the code and its tests must run without "
         "writing outside the checkout and the temporary directory, reaching a host, starting other "
         "programs or reading another process's environment (use tmp_path, a server on 127.0.0.1, a fake); "
-        "then rerun `{test}`",
+        "then {run_test}",
         "list the directory in test_write_roots, set test_network, or list the program in test_programs",
     ),
     "test-envelope-unavailable": Said(
@@ -637,6 +664,7 @@ FACTS: dict[str, Callable[[Violation, Scene], str]] = {
     "shell_path": lambda v, scene: shell_path(v.path or ""),
     "at": lambda v, scene: _at(v),
     "test": lambda v, scene: _test_command(scene),
+    "run_test": lambda v, scene: _run_test(scene),
     "undo": lambda v, scene: _undo(v.path or "", scene),
 }
 

@@ -143,6 +143,19 @@ class Repository(GitProcess):
         out = self.run("for-each-ref", "--format=%(refname)", *patterns)
         return [r for r in out.decode("utf-8", "replace").splitlines() if r]
 
+    def default_branch(self) -> str | None:
+        """The branch agents start from: origin's default branch (`refs/remotes/origin/HEAD`, as a
+        clone records it), else a local `main` or `master`; a local branch of that name is named
+        over its remote-tracking copy (the fence is committed there first). None when none exists."""
+        out = self.run("symbolic-ref", "-q", "refs/remotes/origin/HEAD", ok=(0, 1))
+        remote = out.decode("utf-8", "replace").strip().removeprefix("refs/remotes/")
+        names = [remote.split("/", 1)[1]] if "/" in remote else []
+        have = set(self.refs_named([f"refs/heads/{n}" for n in (*names, "main", "master")]))
+        for name in (*names, "main", "master"):
+            if f"refs/heads/{name}" in have:
+                return name
+        return remote or None
+
     def check_out_into(self, commit: str, tree: str, index_file: str) -> None:
         """Write `commit`'s files into the empty directory `tree` through a temporary index file: no
         ref, no worktree entry and no index of the repository's own changes (inside pre-receive git

@@ -19,6 +19,11 @@ NO_TEST_FOUND = (
     "-c",
     "echo 'score-diff init found no test command: set required_test in the manifest' >&2; exit 1",
 )  # fails closed: a starter must never PASS on a test nobody chose
+STARTER_DESCRIPTION = (
+    "Starter fence written by score-diff init: narrow allowed_paths to the files this job "
+    "may change, and check required_test, before an agent starts."
+)  # init's own words: a manifest still saying them is the unedited starter (pin refuses it)
+PYTHON = "python3"  # found on PATH wherever the test runs: never a path inside the clone (.venv/...), which CI lacks
 Reader = Callable[[str], bytes | None]  # a file's bytes by repo-relative path, None when absent
 
 
@@ -68,7 +73,7 @@ def _npm_test(read: Reader) -> tuple[str, ...] | None:
     return ("npm", "test") if isinstance(scripts, dict) and scripts.get("test") else None
 
 
-def test_commands(files: Sequence[str], read: Reader, python: str = "python3") -> list[tuple[str, ...]]:
+def test_commands(files: Sequence[str], read: Reader, python: str = PYTHON) -> list[tuple[str, ...]]:
     """Every test command the repository shows, the first being the one the starter uses."""
     found = [
         _python_tests(files, read, python),
@@ -102,7 +107,7 @@ def source_globs(files: Sequence[str], tests: Sequence[str], forbidden: Sequence
 
 
 def starter_manifest(
-    files: Sequence[str], read: Reader, job_id: str, manifest_path: str, python: str = "python3"
+    files: Sequence[str], read: Reader, job_id: str, manifest_path: str, python: str = PYTHON
 ) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
     """The starter manifest and every test command found (the first one is in the manifest)."""
     tests = test_dirs(files)
@@ -110,11 +115,21 @@ def starter_manifest(
     forbidden = sensitive_globs_present(files, manifest_path)
     manifest = {
         "job_id": job_id,
-        "description": "Starter fence written by score-diff init: narrow allowed_paths to the files this job "
-        "may change, and check required_test, before an agent starts.",
+        "description": STARTER_DESCRIPTION,
         "allowed_paths": [*source_globs(files, tests, forbidden), *(f"{t}/**" for t in tests)],
         "forbidden_globs": forbidden,
         "required_test": list(commands[0] if commands else NO_TEST_FOUND),
         "max_files_changed": 20,
     }
     return manifest, commands
+
+
+def is_starter(description: str) -> bool:
+    """The manifest still carries init's starter description: nobody has said what the job is yet."""
+    return description.strip() == STARTER_DESCRIPTION
+
+
+STARTER_REFUSED = (
+    "{rel} is still score-diff init's starter (its description is init's own): write what the job is in "
+    "description, narrow allowed_paths to the files this job may change and check required_test, then pin it"
+)

@@ -459,3 +459,32 @@ def test_guard_install_adds_the_session_start_hook_for_claude(committed: GitRepo
     assert data["hooks"]["SessionStart"] == [
         {"hooks": [{"type": "command", "command": "score-diff guard --agent claude"}]}
     ]
+
+
+def test_a_test_failure_names_the_command_that_reproduces_the_gates_run() -> None:
+    from scorer.feedback.hints import annotate, scene_of
+    from scorer.manifest.load import parse_manifest
+    from scorer.model import Violation
+
+    manifest = parse_manifest(
+        b'{"job_id": "j", "allowed_paths": ["src/**"], "required_test": ["python3", "-m", "pytest", "-q"]}', "m"
+    )
+    failed = [Violation("test-failed", "the required test failed")]
+    [hook] = annotate(failed, scene_of("worktree", [], head="a" * 40, base="b" * 40, manifest=manifest))
+    assert f"run `score-diff test --since {'b' * 40}` (it runs `python3 -m pytest -q` exactly as the gate did)" in (
+        hook.hint
+    )
+    [plain] = annotate(failed, scene_of("worktree", [], head="a" * 40, manifest=manifest))
+    assert "run `score-diff test` (it runs" in plain.hint
+
+
+def test_a_weakened_test_is_restored_alone_and_the_new_tests_kept() -> None:
+    from scorer.feedback.hints import annotate, scene_of
+    from scorer.manifest.load import parse_manifest
+    from scorer.model import Violation
+
+    manifest = parse_manifest(b'{"job_id": "j", "allowed_paths": ["tests/**"], "required_test": ["true"]}', "m")
+    weakened = [Violation("test-weakened", "test_discount lost an assertion", "tests/test_p.py")]
+    [v] = annotate(weakened, scene_of("worktree", [], head="a" * 40, base="b" * 40, manifest=manifest))
+    assert "keep your new tests" in v.hint and f"`git show {'b' * 40}:tests/test_p.py`" in v.hint
+    assert "your new tests go with it" in v.hint  # the whole-file undo is named for what it costs

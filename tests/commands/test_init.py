@@ -85,7 +85,7 @@ def test_install_hook_keeps_a_hook_of_someone_elses(repo: GitRepo) -> None:
     code, out = run_cli(["install-hook", "--repo", str(repo.root)])
     assert code == 1 and "kept" in out and theirs.read_text(encoding="utf-8") == "#!/bin/sh\nexit 0\n"
     assert run_cli(["install-hook", "--repo", str(repo.root), "--force"])[0] == 0
-    assert "-m scorer --branches 'agent-*' --defer-justifications" in theirs.read_text(encoding="utf-8")
+    assert "-m scorer --branches 'agent-*' --since main --defer-justifications" in theirs.read_text(encoding="utf-8")
     assert sys.executable in theirs.read_text(encoding="utf-8")
 
 
@@ -93,7 +93,7 @@ def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: Gi
     _project(repo)
     repo.commit("initial")
     code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])
-    assert code == 0 and "run `pre-commit install`" in out
+    assert code == 0 and "install the hooks: pre-commit install" in out
     config = yaml.safe_load((repo.root / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     assert config["default_install_hook_types"] == ["pre-commit", "commit-msg"]
     [local] = config["repos"]
@@ -110,9 +110,10 @@ def test_init_for_the_pre_commit_framework_writes_a_local_system_config(repo: Gi
     message = hooks["score-diff-commit-msg"]
     assert (message["entry"], message["args"], message["stages"]) == (
         "score-diff commit-msg",
-        ["--branches", "agent-*", "--since", "main"],
+        ["--branches", "agent-*", "--since", "main", "--skip-test"],  # the pre-commit stage ran the test
         ["commit-msg"],
     )
+    assert commit["verbose"] is True  # pre-commit shows score-diff's report on a PASS too
     manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
     assert "./.pre-commit-config.yaml" in manifest["forbidden_globs"]  # the agent may not switch its hook off
     assert not (repo.root / ".git" / "hooks" / "pre-commit").exists()
@@ -207,3 +208,37 @@ def test_init_per_job_writes_the_jobs_file_the_agent_branch_finds_once_committed
     assert "job: fix " in blocked.stdout + blocked.stderr
     code, out = run_cli(["init", "--repo", str(repo.root), "--per-job"])
     assert code == 2 and out.endswith("score-diff init: failed (usage)\n")
+
+
+def test_init_says_the_one_order_edit_pin_commit_install(repo: GitRepo) -> None:
+    _project(repo)
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "pre-commit"])
+    assert code == 0
+    steps = [
+        line.split(".", 1)[1].split(":", 1)[0].strip() for line in out.splitlines() if line[:4].strip()[:1].isdigit()
+    ]
+    assert steps[:4] == [
+        "edit job_manifest.json",
+        "pin it",
+        "commit the fence on the base branch before the agent starts",
+        "install the hooks",
+    ], out
+
+
+def test_install_hook_finds_the_base_branch_from_the_remote(repo: GitRepo, tmp_path) -> None:
+    repo.commit("initial")
+    repo.git("branch", "-m", "main", "trunk")
+    clone = tmp_path / "clone"
+    repo.git("clone", "-q", str(repo.root), str(clone))  # origin/HEAD -> origin/trunk, and a local trunk
+    code, out = run_cli(["install-hook", "--repo", str(clone)])
+    assert code == 0 and "merge-base with trunk, as CI's --base trunk will" in out, out
+    assert "--since trunk" in (clone / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+
+
+def test_install_hook_without_a_base_branch_says_so(repo: GitRepo) -> None:
+    repo.commit("initial")
+    repo.git("branch", "-m", "main", "work")
+    code, out = run_cli(["install-hook", "--repo", str(repo.root)])
+    assert code == 0 and "no base branch found" in out and "pass --since BRANCH" in out, out
+    assert "--since" not in (repo.root / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")

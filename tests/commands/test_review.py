@@ -134,7 +134,7 @@ def test_progress_ticks_and_clears_its_line():
     assert stream.getvalue() == ""  # a fast test leaves no trace
     progress(3.2)
     progress.done()
-    assert "running required test ... 3s" in stream.getvalue()
+    assert "running the required test (run 1) ... 3s" in stream.getvalue()
     assert stream.getvalue().endswith("\r")
 
 

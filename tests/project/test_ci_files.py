@@ -130,13 +130,34 @@ def test_the_github_test_runs_in_an_ordinary_pull_request_workflow():
 @pytest.mark.parametrize("path", [GITHUB_WORKFLOW, GITHUB_TEST_WORKFLOW], ids=lambda p: p.name)
 def test_github_workflows_check_out_the_head_by_id_and_pin_the_action_to_a_commit(path):
     for job in load(path)["jobs"].values():
-        (checkout,) = _steps_using(job["steps"], "actions/checkout@")
-        assert checkout["with"]["fetch-depth"] == 0
-        assert checkout["with"]["persist-credentials"] is False
-        assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
+        checkouts = _steps_using(job["steps"], "actions/checkout@")
+        for one in checkouts:
+            assert one["with"]["fetch-depth"] == 0
+            assert one["with"]["persist-credentials"] is False
+        assert checkouts[-1]["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
         (step,) = _steps_using(job["steps"], "score-diff/score-diff@")
         assert step["uses"] == "score-diff/score-diff@<commit>"  # a commit sha placeholder, as the README
         assert set(step["with"]) <= set(load(ACTION)["inputs"])
+
+
+def test_the_github_gate_job_runs_the_test_in_the_jail_with_the_bases_dependencies():
+    """pull_request_target may hold a write token and secrets (GitHub Security Lab, "Preventing
+    pwn requests"): the head's code runs only after the base's dependencies are installed, only
+    inside score-diff, and no step hands it a token or a secret."""
+    steps = load(GITHUB_WORKFLOW)["jobs"]["gate"]["steps"]
+    text = GITHUB_WORKFLOW.read_text(encoding="utf-8")
+    assert "securitylab.github.com/research/github-actions-preventing-pwn-requests" in text
+    base, head = _steps_using(steps, "actions/checkout@")
+    assert "ref" not in base["with"]  # pull_request_target's own checkout: the base
+    order = [s.get("uses", s.get("name")) for s in steps]
+    install = order.index("Install the test's dependencies from the base")
+    jail = order.index("Let bubblewrap make user namespaces")
+    assert order.index(base["uses"]) < install < jail < len(order) - 1 - order[::-1].index(head["uses"])
+    assert "userns," in steps[jail]["run"] and "apparmor_parser -r" in steps[jail]["run"]
+    (gate,) = _steps_using(steps, "score-diff/score-diff@")
+    assert gate["with"]["skip-test"] == "false"  # the verdict comes from this job
+    assert not any("secrets." in str(s) or "github.token" in str(s) or "GITHUB_TOKEN" in str(s) for s in steps)
+    assert all("env" not in s for s in steps)  # nothing extra reaches any step, the test's least of all
 
 
 def test_no_example_names_a_release_that_does_not_exist():
@@ -149,18 +170,19 @@ def test_gitlab_job_scores_agent_merge_requests():
     header = GITLAB_CI.read_text(encoding="utf-8").split("score-diff-gate:")[0]
     assert "pipeline_config_strategy: inject_policy" in header  # the gate kept out of the project's reach
     assert "CI/CD configuration file" in header
-    job, test = jobs["score-diff-gate"], jobs["score-diff-test"]
-    assert test["needs"] == ["score-diff-gate"]
-    for each in (job, test):
-        assert str(each["variables"]["GIT_DEPTH"]) == "0"
-        assert each["artifacts"]["when"] == "always"
-        assert any("=~ /^agent-/" in rule["if"] for rule in each["rules"])
+    assert "kernel.apparmor_restrict_unprivileged_userns" in header  # a runner that can jail the test
+    job = jobs["score-diff-gate"]
+    assert str(job["variables"]["GIT_DEPTH"]) == "0"
+    assert job["artifacts"]["when"] == "always"
+    assert any("=~ /^agent-/" in rule["if"] for rule in job["rules"])
     assert job["artifacts"]["reports"]["junit"] == "score-diff-junit.xml"
-    gate_script, test_script = invocations(GITLAB_CI)
-    for script in (gate_script, test_script):
-        assert '--base "$CI_MERGE_REQUEST_DIFF_BASE_SHA" --head "$CI_COMMIT_SHA"' in script
-    assert "--format junit --output score-diff-junit.xml" in gate_script and "--skip-test" in gate_script
-    assert not any("requirements" in line for line in job["before_script"])  # no merge-request code first
+    (gate_script,) = invocations(GITLAB_CI)
+    assert '--base "$CI_MERGE_REQUEST_DIFF_BASE_SHA" --head "$CI_COMMIT_SHA"' in gate_script
+    assert "--format junit --output score-diff-junit.xml" in gate_script and "--skip-test" not in gate_script
+    # The dependencies come from the base's requirements file, read out of the base commit.
+    installs = [line for line in job["before_script"] if "requirements" in line]
+    assert installs and 'git show "$CI_MERGE_REQUEST_DIFF_BASE_SHA:requirements.txt"' in installs[0]
+    assert not any("-r requirements.txt" in line for line in job["before_script"])
 
 
 def test_action_script_builds_the_command_line(tmp_path):
@@ -183,3 +205,30 @@ def test_action_script_builds_the_command_line(tmp_path):
 def test_action_script_refuses_to_run_without_a_base(tmp_path):
     rc, argv, outputs = _run_score_step(tmp_path, base="", head=checkout(tmp_path))
     assert (rc, argv, outputs) == (2, [], "exit-code=2\n")
+
+
+def test_the_action_says_in_its_summary_which_layers_of_the_jail_held(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    (step,) = [s for s in load(ACTION)["runs"]["steps"] if s.get("name") == "Say which layers of the jail held"]
+    (tmp_path / "score-diff" / "bin").mkdir(parents=True)
+    (tmp_path / "score-diff" / "bin" / "python").symlink_to(sys.executable)
+    report = tmp_path / "score-diff.json"
+    envelope = {"policy": "required", "enforced": ["network: user+network namespace"], "missing": ["reads: `x`<b>"]}
+    report.write_text(json.dumps({"test": {"envelope": {**envelope, "observed": ["a"]}}}), encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "RUNNER_TEMP": str(tmp_path),
+        "SD_REPORT": str(report),
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
+    subprocess.run(["bash", "-c", step["run"]], env=env, check=True)
+    assert summary.read_text(encoding="utf-8").splitlines() == [
+        "### The required test's jail (required)",
+        "- held: network: user+network namespace",
+        "- **missing**: reads: &#96;x&#96;&lt;b&gt;",
+        "- attempts outside it: 1",
+    ]

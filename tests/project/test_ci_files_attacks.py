@@ -140,9 +140,13 @@ def test_the_example_runs_no_code_from_the_pull_request_before_the_gate():
     workflow = yaml.safe_load((ROOT / "examples/github-workflow.yml").read_text(encoding="utf-8"))
     gate = workflow["jobs"]["gate"]["steps"]
     used = [str(s.get("uses", "run")).split("@")[0] for s in gate]
-    assert used[:2] == ["actions/checkout", "score-diff/score-diff"], used
-    assert not any("run" in s for s in gate)  # no shell step at all: nothing from the branch runs
-    assert gate[1]["with"]["skip-test"] == "true"
+    head = max(i for i, u in enumerate(used) if u == "actions/checkout")
+    assert gate[head]["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
+    # Shell steps run the base's files only: once the head is checked out, score-diff comes next
+    # (the head's code then runs only inside its jail), and no shell step follows at all.
+    assert used[head + 1] == "score-diff/score-diff", used
+    assert not any("run" in s for s in gate[head:]), used
+    assert gate[head + 1]["with"]["skip-test"] == "false"
     assert list(workflow["jobs"]) == ["gate"]  # a pull_request_target run never installs the pull request
     tests = yaml.safe_load((ROOT / "examples/github-workflow-test.yml").read_text(encoding="utf-8"))
     assert any("requirements.txt" in s.get("run", "") for s in tests["jobs"]["test"]["steps"])

@@ -16,6 +16,7 @@ import yaml
 
 from scorer.setup.merge import Unmergeable, merge
 from tests.testing.repo import GitRepo, run_cli
+from tests.testing.setup import edit_starter
 
 SAMPLE = """\
 # See https://pre-commit.com for more information
@@ -153,6 +154,7 @@ def test_doctor_names_each_missing_piece_and_its_fix(repo: GitRepo) -> None:
 def test_doctor_after_init_and_the_steps_it_names_is_complete(repo: GitRepo) -> None:
     _project(repo)
     assert run_cli(["init", "--repo", str(repo.root)])[0] == 0
+    edit_starter(repo.root)
     assert run_cli(["pin", "--repo", str(repo.root)])[0] == 0
     repo.commit("the fence")
     code, out = _doctor(repo)
@@ -163,6 +165,7 @@ def test_doctor_after_init_and_the_steps_it_names_is_complete(repo: GitRepo) -> 
 def test_doctor_finds_a_stale_pin_a_foreign_hook_and_an_agent_without_the_guard(repo: GitRepo) -> None:
     _project(repo)
     assert run_cli(["init", "--repo", str(repo.root)])[0] == 0
+    edit_starter(repo.root)
     assert run_cli(["pin", "--repo", str(repo.root)])[0] == 0
     manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
     repo.write("job_manifest.json", json.dumps({**manifest, "allowed_paths": ["**"]}))  # edited after pinning
