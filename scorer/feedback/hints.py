@@ -604,6 +604,11 @@ SAID: dict[str, Said] = {
         "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
         "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
     ),
+    "runner-shadowed": Said(
+        "rename {path}'s top-level module or package (or move it under your own package): its name is one the "
+        "test runner, the standard library or an installed distribution provides, and the required test must "
+        "import the environment's, never the checkout's"
+    ),
     "git-error": Said(
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
         "otherwise stop and tell the user score-diff could not read git"

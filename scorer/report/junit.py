@@ -40,6 +40,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-envelope",
         "test-envelope-unavailable",
         "test-missing",
+        "runner-shadowed",
     ),
     "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input"),
     "internal": ("internal-error",),

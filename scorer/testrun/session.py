@@ -56,7 +56,9 @@ def run_required(
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
         run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
-        test = _spec_then_job(run, trees, _base_tests(run, trees, fence))
+        base = _base_tests(run, trees, fence)
+        plugins = checkout.base_plugins(os.path.join(scratch, "base", "ids.json")) if base is not None else None
+        test = _spec_then_job(run, trees, base, plugins)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -92,9 +94,15 @@ def run_in_checkout(
     )
 
 
-def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collected | None = None) -> TestOutcome:
-    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
-    spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base)
+def _spec_then_job(
+    run: Session,
+    trees: checkout.Trees,
+    base: basetests.Collected | None = None,
+    plugins: tuple[str, ...] | None = None,
+) -> TestOutcome:
+    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass.
+    With `plugins` (what pytest autoloaded at the base), the spec pass loads exactly those."""
+    spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base, plugins)
     if base is not None and base.foreign_config:
         # pytest read a file above the repository, which no commit records and any process may write
         return spec._replace(
@@ -124,12 +132,18 @@ def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collecte
     return _note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
 
 
-def _pass(run: Session, tree: str, reports: str, base: basetests.Collected | None = None) -> TestOutcome:
+def _pass(
+    run: Session,
+    tree: str,
+    reports: str,
+    base: basetests.Collected | None = None,
+    plugins: tuple[str, ...] | None = None,
+) -> TestOutcome:
     """One run in the checkout, made to hold exactly `tree` first; score-diff's report goes to the new
     directory `reports`. With `base`, each of the base's tests must show in the report, run and passed."""
     os.mkdir(reports)
     root = run.work.hold(tree)
-    test = _run(run, root, reports)
+    test = _run(run, root, reports, plugins)
     return _every_base_test(test, base) if base is not None and base.tests else test
 
 
@@ -173,11 +187,16 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     return basetests.read_collected(listing, fence.protected, root)
 
 
-def _run(run: Session, root: str, scratch: str) -> TestOutcome:
+def _run(run: Session, root: str, scratch: str, plugins: tuple[str, ...] | None = None) -> TestOutcome:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
-    planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
-    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
+    program, extra = _program(argv, root, repo.root), {}
+    runner = evidence.runner(argv)
+    if plugins is not None and runner is not None and runner[0] == "pytest":
+        # the runner's plugins are the environment's as the base used it, never the checkout's
+        program, extra = checkout.with_plugins(program, runner[1], plugins), checkout.AUTOLOAD_OFF
+    planned = evidence.plan(program, manifest.test_report, root, scratch)
+    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
     existed = evidence.identity(planned.report)
     launch = envelope.prepare(manifest, root, scratch, planned.report, env, planned.argv[0])
     test = run_test(planned.argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
