@@ -113,8 +113,15 @@ CODES: dict[str, Code] = {
     ),
     "test-config-changed": Code(
         "Test configuration changed",
-        "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, a pytest section, "
-        "an __init__.py beside a protected test) changed and allowed_test_config does not grant it.",
+        "A file that decides how pytest collects or reports tests (conftest.py, pytest.ini, pytest.toml, a pytest "
+        "section, an __init__.py beside a protected test) or that Python or pytest loads unasked (sitecustomize, "
+        "*.pth, *.dist-info / *.egg-info metadata) changed and allowed_test_config does not grant it.",
+    ),
+    "runner-shadowed": Code(
+        "Job's tree shadows the runner or the standard library",
+        "The job added or changed a top-level module or package whose name the standard library or an installed "
+        "distribution provides (pytest, _pytest, pluggy, unittest, ...): the test's runner must come from the "
+        "environment, never from the checkout.",
     ),
     "test-envelope": Code(
         "Required test reached outside its envelope",

@@ -5,13 +5,19 @@ failed report as passed, an `addopts` can deselect a test, a `-p` can load a plu
 files are part of the fence (the `test-config-changed` check) and the base's versions are
 the ones the spec pass runs (docs/required-test.md).
 
-- `conftest.py`, `pytest.ini` and `.pytest.ini`, in any directory: the whole file.
+- `pytest.toml`, `.pytest.toml` (pytest 9 reads them first), `conftest.py`, `pytest.ini` and
+  `.pytest.ini`, in any directory: the whole file. pytest's own list, in its order of precedence, is
+  `CONFIG_LOADERS_BY_NAME` in _pytest/config/findpaths.py (https://docs.pytest.org/customize.html).
 - `pyproject.toml`, `tox.ini`, `setup.cfg`, in any directory: only their pytest section
   (`[tool.pytest.ini_options]` / `[tool.pytest]`, `[pytest]`, `[tool:pytest]`); the rest of
   these files configures other tools. pytest takes the first of them that *has* such a
   section, so adding a section where there was none counts as a change.
 - `__init__.py` in a directory that holds a protected test: it decides the test modules'
   package names and runs when they are imported.
+- what an interpreter or runner loads without being asked (`loads_implicitly`): `sitecustomize` and
+  `usercustomize` (`site` imports them from any directory on sys.path, PYTHONPATH included), `*.pth`
+  files, and `*.dist-info` / `*.egg-info` metadata, whose entry_points.txt can name a `pytest11`
+  plugin pytest autoloads (https://docs.pytest.org/en/stable/how-to/writing_plugins.html).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the dependency pyproject names for 3.10
     import tomli as tomllib
 
-WHOLE_FILES = ("conftest.py", "pytest.ini", ".pytest.ini")
+WHOLE_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "conftest.py")
 SECTION_FILES = ("pyproject.toml", "tox.ini", "setup.cfg")
 _COMMENT = ("#", ";")  # iniconfig's COMMENTCHARS
 _PLUGIN_OPTION = re.compile(r"(?:^|\s)-p\s*=?\s*([A-Za-z_][\w.]*)(?![\w.:])")  # `-p name`, `-pname`; not `-p no:name`
@@ -35,6 +41,21 @@ _PLUGIN_OPTION = re.compile(r"(?:^|\s)-p\s*=?\s*([A-Za-z_][\w.]*)(?![\w.:])")  #
 
 def is_whole_file(path: str) -> bool:
     return posixpath.basename(path) in WHOLE_FILES
+
+
+_SITE_MODULES = ("sitecustomize", "usercustomize")
+_METADATA_DIRS = (".dist-info", ".egg-info")
+
+
+def loads_implicitly(path: str) -> bool:
+    """Whether `path` is one that Python's `site` or an entry-point scan loads unasked, wherever it
+    lies: a directory only becomes sys.path at run time (PYTHONPATH, pytest's rootdir insertion),
+    so no place in the tree is safe. `sitecustomize.py`, a `sitecustomize/` package or a sourceless
+    `sitecustomize.pyc` all import the same way."""
+    parts = path.split("/")
+    if parts[-1].endswith(".pth"):
+        return True
+    return any(p.split(".")[0] in _SITE_MODULES or p.endswith(_METADATA_DIRS) for p in parts)
 
 
 def has_sections(path: str) -> bool:

@@ -150,7 +150,16 @@ def check_test_config(
     granted = PathMatcher(job.manifest.allowed_test_config)
     protected = protected_matcher(job)
     sides = sorted({p for c in ins.changed for p in c.paths if not granted(p)})
-    found = [_config_violation(p, "a conftest.py or pytest.ini") for p in sides if pytest_config.is_whole_file(p)]
+    found = [
+        _config_violation(p, "a conftest.py, pytest.ini or pytest.toml")
+        for p in sides
+        if pytest_config.is_whole_file(p)
+    ]
+    found += [
+        _config_violation(p, "a file Python or pytest loads without being asked")
+        for p in sides
+        if pytest_config.loads_implicitly(p)
+    ]
     sections = [p for p in sides if pytest_config.has_sections(p)]
     if sections:
         old = read_base(sections) if read_base else {}

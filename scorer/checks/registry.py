@@ -29,6 +29,7 @@ from .paths import (
 )
 from .protected import check_config, check_protected
 from .required_test import check_test
+from .runner import check_runner_shadowed
 from .runner_reach import check_runner_reach
 from .source import check_new_source, check_streamed
 
@@ -46,6 +47,7 @@ CHECKS: tuple[Check, ...] = (
     check_messages,  # secrets in commit messages
     check_protected,  # test-weakened
     check_config,  # test-config-changed
+    check_runner_shadowed,  # runner-shadowed: the runner comes from the environment
     check_source_cheats,  # source written to fool the tests
     check_runner_reach,  # source that reaches for the runner's own state (its report, its exit)
     check_sensitive,  # sensitive paths and their Blast-Radius justifications

@@ -648,6 +648,11 @@ SAID: dict[str, Said] = {
         "remove the code that reaches for the test runner (atexit handlers that call os._exit, reading the "
         "runner's command line or report path, importing _pytest): the code must behave the same under any runner"
     ),
+    "runner-shadowed": Said(
+        "rename {path}'s top-level module or package (or move it under your own package): its name is one the "
+        "test runner, the standard library or an installed distribution provides, and the required test must "
+        "import the environment's, never the checkout's"
+    ),
     "git-error": Said(
         "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
         "otherwise stop and tell the user score-diff could not read git"

@@ -6,8 +6,13 @@ Two trees, both built in scratch indexes (the repository's own index is never to
 
 - the **scored tree**: HEAD with every changed path as the working tree holds it (worktree
   mode), or the head commit's tree (`--base`, pre-receive);
-- the **spec tree**: the scored tree with each protected test and each file that configures
-  pytest's collection taken from the base (`pytest_config`); what the base lacks is left out.
+- the **spec tree**: what the approver committed plus the job's code, and nothing else that runs
+  implicitly. Taken from the base (what the base lacks is left out): each protected test; each file
+  that configures pytest (`pytest_config`, pytest.toml and .pytest.toml included); each file Python
+  or pytest loads unasked (sitecustomize, *.pth, *.dist-info / *.egg-info: `loads_implicitly`);
+  every file the job added or changed under a test directory (`test_directories`: a shadow
+  `tests/calc.py`, a helper that rebinds the code under test); and every module pytest would
+  collect as a test (`test_*.py`, `*_test.py`) that the job added or changed anywhere.
 
 The spec pass runs the base's tests on the job's code. When the job changed any of those files,
 a second pass runs the scored tree as it is, so the job's own tests run too. docs/required-test.md
@@ -16,8 +21,10 @@ says what each pass proves.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable, Sequence
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import pytest_config
@@ -56,6 +63,10 @@ def plan(repo: Repository, ins: Inspection, fence: SpecSource, scratch: str) -> 
     has_spec = any(map(fence.protected, base_files))
     protected = fence.protected if has_spec else _nothing
     fenced = pytest_config.fenced_paths(everything, protected, fence.granted) & differs
+    fenced |= {p for p in differs if pytest_config.loads_implicitly(p) and not fence.granted(p)}
+    if has_spec:  # the job's own tests and helpers run in the job's pass, never beside the base's
+        under = test_directories(base_files, fence.protected)
+        fenced |= {p for p in differs if _test_module(p) or any(p.startswith(d + "/") for d in under)}
     sections = [p for p in differs - fenced if pytest_config.has_sections(p) and not fence.granted(p)]
     fenced |= set(_sections_changed(repo, sections, base_files, scored_files))
     plugins = pytest_config.plugin_files(_configs(repo, base_files), everything)
@@ -70,6 +81,64 @@ def plan(repo: Repository, ins: Inspection, fence: SpecSource, scratch: str) -> 
 
 def _nothing(path: str) -> bool:
     return False
+
+
+_TEST_DIR_NAMES = frozenset({"tests", "test", "testing"})
+_NOT_TEST_DIRS = frozenset({"", "src"})  # on the test's PYTHONPATH: the job's code lives there
+
+
+def test_directories(base_files: Mapping[str, object], protected: Callable[[str], bool]) -> set[str]:
+    """The directories of the base's protected tests, and the one pytest puts on sys.path for each
+    (rootdir-relative "prepend" import: the first ancestor without an `__init__.py`), that hold
+    tests rather than code: named tests/test/testing somewhere in their path, or holding no Python
+    file at the base but protected tests, conftest.py and __init__.py. A test module beside the
+    code it tests (`calc/test_calc.py`) does not make `calc/` a test directory."""
+    tests = [p for p in base_files if protected(p) and p.endswith(".py")]
+    found: set[str] = set()
+    for test in tests:
+        folder = posixpath.dirname(test)
+        found.add(folder)
+        while folder and posixpath.join(folder, "__init__.py") in base_files:
+            folder = posixpath.dirname(folder)
+        found.add(folder)
+    return {d for d in found - _NOT_TEST_DIRS if _holds_tests(d, base_files, protected)}
+
+
+def _holds_tests(folder: str, base_files: Mapping[str, object], protected: Callable[[str], bool]) -> bool:
+    if _TEST_DIR_NAMES & set(folder.split("/")):
+        return True
+    inside = [p for p in base_files if posixpath.dirname(p) == folder and p.endswith(".py")]
+    return all(protected(p) or posixpath.basename(p) in ("conftest.py", "__init__.py") for p in inside)
+
+
+def _test_module(path: str) -> bool:
+    """A name pytest collects as a test module by default (`python_files`: test_*.py, *_test.py)."""
+    name = posixpath.basename(path)
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+# pytest loads no entry-point plugin unasked; `-p NAME` still loads one by its entry-point name
+# (_pytest/config/__init__.py: consider_pluginarg -> import_plugin(consider_entry_points=True);
+# https://github.com/pytest-dev/pytest/pull/14117, https://docs.pytest.org/en/stable/reference/reference.html)
+AUTOLOAD_OFF = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def base_plugins(listing: str) -> tuple[str, ...] | None:
+    """The entry-point plugins pytest autoloaded when it collected the base (the probe's listing);
+    None when the listing holds none that can be read."""
+    try:
+        with open(listing, encoding="utf-8") as fh:
+            names = json.load(fh)["plugins"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return tuple(names)
+
+
+def with_plugins(argv: Sequence[str], at: int, plugins: Sequence[str]) -> tuple[str, ...]:
+    """The runner's argv with `-p NAME` for each of `plugins`, before its own arguments."""
+    return (*argv[:at], *(a for name in plugins for a in ("-p", name)), *argv[at:])
 
 
 def check_out(repo: Repository, tree: str, into: str, index_file: str) -> None:

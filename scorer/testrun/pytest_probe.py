@@ -1,7 +1,9 @@
 """A pytest plugin score-diff loads into one run only: the base's protected tests, run on a
 checkout of the base, to learn every test id the base defines (parametrize ids included), which
 of them the base marks skip, skipif or xfail, and what became of each there. It writes them as
-JSON to $SCORE_DIFF_COLLECTED when the session ends; no file means the base could not be run.
+JSON to $SCORE_DIFF_COLLECTED when the session ends, with the plugins pytest autoloaded from entry
+points in that environment (the spec pass turns autoload off and loads exactly these by name); no
+file means the base could not be run.
 
 Shipped as a file and put on PYTHONPATH for that run; it never runs beside the job's code.
 """
@@ -64,4 +66,16 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         "pytest": pytest.__version__,
     }
     with open(os.environ["SCORE_DIFF_COLLECTED"], "w", encoding="utf-8") as fh:
-        json.dump(record, fh)
+        json.dump({**record, "plugins": _autoloaded(session.config)}, fh)
+
+
+def _autoloaded(config: Any) -> list[str]:
+    """The `pytest11` entry-point names of the plugins pytest loaded from installed distributions."""
+    manager = config.pluginmanager
+    names = {
+        ep.name
+        for plugin, dist in manager.list_plugin_distinfo()
+        for ep in getattr(dist, "entry_points", ())
+        if ep.group == "pytest11" and manager.get_plugin(ep.name) is plugin
+    }
+    return sorted(names)

@@ -60,7 +60,9 @@ def run_required(
         run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
         collect = partial(_base_tests, run, trees, fence)
         base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
-        test = _spec_then_job(run, trees, base)
+        ids = os.path.join(scratch, "base", "ids.json")  # the base's autoloaded plugins, when it ran here
+        plugins = checkout.base_plugins(ids) if base is not None and os.path.exists(ids) else None
+        test = _spec_then_job(run, trees, base, plugins)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -96,9 +98,15 @@ def run_in_checkout(
     )
 
 
-def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collected | None = None) -> TestOutcome:
-    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass."""
-    spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base)
+def _spec_then_job(
+    run: Session,
+    trees: checkout.Trees,
+    base: basetests.Collected | None = None,
+    plugins: tuple[str, ...] | None = None,
+) -> TestOutcome:
+    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass.
+    With `plugins` (what pytest autoloaded at the base), the spec pass loads exactly those."""
+    spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base, plugins)
     if base is not None and base.foreign_config:
         # pytest read a file above the repository, which no commit records and any process may write
         return spec._replace(
@@ -132,16 +140,22 @@ def _spec_then_job(run: Session, trees: checkout.Trees, base: basetests.Collecte
     return _note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
 
 
-def _pass(run: Session, tree: str, reports: str, base: basetests.Collected | None = None) -> TestOutcome:
+def _pass(
+    run: Session,
+    tree: str,
+    reports: str,
+    base: basetests.Collected | None = None,
+    plugins: tuple[str, ...] | None = None,
+) -> TestOutcome:
     """One run in the checkout, made to hold exactly `tree` first; score-diff's report goes to the new
     directory `reports`. With `base`, each of the base's tests must show in the report, run and passed."""
     os.mkdir(reports)
     root = run.work.hold(tree)
-    test = _run(run, root, reports)
+    test = _run(run, root, reports, plugins)
     if base is None or not (base.tests or base.uncollected):
         return test
     test = _every_base_test(test, base)
-    return _stability(run, root, reports, test, base) if test.status == TEST_PASSED else test
+    return _stability(run, root, reports, test, base, plugins) if test.status == TEST_PASSED else test
 
 
 def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcome:
@@ -187,19 +201,24 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     return basetests.read_collected(listing, fence.protected, root)
 
 
-def _run(run: Session, root: str, scratch: str) -> TestOutcome:
+def _run(run: Session, root: str, scratch: str, plugins: tuple[str, ...] | None = None) -> TestOutcome:
     """One pass; for pytest, its JUnit report and exit status held against the outcome stream."""
-    test, said = _streamed(run, root, scratch)
+    test, said = _streamed(run, root, scratch, plugins=plugins)
     return stream.agreed(test, said) if said is not None else test
 
 
 def _streamed(
-    run: Session, root: str, scratch: str, only: tuple[str, ...] = ()
+    run: Session, root: str, scratch: str, only: tuple[str, ...] = (), plugins: tuple[str, ...] | None = None
 ) -> tuple[TestOutcome, stream.Stream | None]:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
-    planned = evidence.plan(_program(argv, root, repo.root), manifest.test_report, root, scratch)
-    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **planned.env}
+    program, extra = _program(argv, root, repo.root), {}
+    runner = evidence.runner(argv)
+    if plugins is not None and runner is not None and runner[0] == "pytest":
+        # the runner's plugins are the environment's as the base used it, never the checkout's
+        program, extra = checkout.with_plugins(program, runner[1], plugins), checkout.AUTOLOAD_OFF
+    planned = evidence.plan(program, manifest.test_report, root, scratch)
+    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
     existed = evidence.identity(planned.report)
     channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
     env = channel.env if channel else env
@@ -225,7 +244,14 @@ def _streamed(
     return test, said
 
 
-def _stability(run: Session, root: str, reports: str, test: TestOutcome, base: basetests.Collected) -> TestOutcome:
+def _stability(
+    run: Session,
+    root: str,
+    reports: str,
+    test: TestOutcome,
+    base: basetests.Collected,
+    plugins: tuple[str, ...] | None = None,
+) -> TestOutcome:
     """The tests that failed at the base and pass now, run again in a fresh process, in reverse
     order, each twice: a result that changes is `test-unstable` (state kept across calls)."""
     found = test.evidence
@@ -241,7 +267,7 @@ def _stability(run: Session, root: str, reports: str, test: TestOutcome, base: b
         return test
     again = os.path.join(reports, "again")
     os.mkdir(again)
-    rerun, said = _streamed(run, root, again, flipped)
+    rerun, said = _streamed(run, root, again, flipped, plugins)
     changed = stream.unstable(said, flipped, rerun.exit_code) if said is not None else []
     if not changed:
         return _note(test, f"the {len(flipped)} test(s) that failed at the base passed again, in reverse order, twice")
