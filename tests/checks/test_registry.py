@@ -35,7 +35,7 @@ def test_every_check_of_the_one_contract_is_in_the_registry() -> None:
 
 def test_the_registry_lists_each_check_once() -> None:
     names = [c.__name__ for c in CHECKS]
-    assert len(names) == len(set(names)) == 16
+    assert len(names) == len(set(names)) == 17
 
 
 def test_the_checks_load_nothing_of_the_test_run() -> None:
