@@ -82,6 +82,7 @@ MESSAGES = {
     "test-evidence-tampered": ("the evidence disagrees: the process exited 0, but the stream has no end", "-", None),
     "test-unstable": ("tests/test_a.py::test_total passed, then failed in reverse order", "tests/test_a.py", None),
     "test-runner-reached": ("registers an atexit handler that calls os._exit", "src/calc.py", 3),
+    "runner-shadowed": ("src/pytest/ is named like the test runner pytest", "src/pytest/__main__.py", None),
     "test-config-changed": (
         "changes how pytest collects or reports tests (a conftest.py or pytest.ini)",
         "tests/conftest.py",
