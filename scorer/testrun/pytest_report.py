@@ -4,8 +4,8 @@ it happens, as one JSON line on the file descriptor $SCORE_DIFF_REPORT_FD names,
 exit status when the session ends. The descriptor is taken, and the variable removed, when
 pytest loads the plugin: before any conftest.py, test module or code under test is imported.
 
-With $SCORE_DIFF_ONLY (a JSON list of node ids) it runs only those tests, in reverse order,
-each twice: the stability run of the tests that flipped (docs/required-test.md).
+With $SCORE_DIFF_ONLY (a JSON list of node ids) it runs only those tests, in reverse order: one
+of the two stability runs of the tests that flipped (docs/required-test.md).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     wanted = json.loads(_ONLY)
     chosen = [i for i in items if i.nodeid in wanted]
     config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in wanted])
-    items[:] = list(reversed(chosen)) * 2
+    items[:] = list(reversed(chosen))  # once: score-diff starts the run twice (an item cannot run twice)
 
 
 def pytest_runtest_logreport(report: Any) -> None:
