@@ -166,7 +166,9 @@ def test_no_secret_appears_in_any_output(leaky, tmp_path, monkeypatch):
     leaks = {name: _leaks(text, secret_values) for name, text in outputs.items()}
     assert {name: found for name, found in leaks.items() if found} == {}
     report = json.loads(outputs["json"])
-    assert report["test"]["status"] == "passed"
+    # The test ran (its output is among what must not leak); its stand-in pytest speaks no outcome
+    # stream, so the run is test-evidence-tampered since issue 25, which this test does not judge.
+    assert report["test"]["status"] in ("passed", "failed")
     assert [j["path"] for j in report["justifications"]] == [MIGRATION]  # accepted, and shown redacted
     # The verdict was reached on the real names: the file is allowed, the secrets are found.
     secret_where = {(v["path"], v["message"].split(":")[0]) for v in report["violations"] if v["code"] == "secret"}
