@@ -196,7 +196,8 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     argv = basetests.run_argv(_program(manifest.required_test, root, repo.root), found[1])
     env = _checkout_environment(test_environment(environ, manifest.test_env), root)
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
-    launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
+    # the base's code, jailed all the same, by the test's own program and its installation
+    launch = envelope.prepare(manifest, root, private, listing, env, argv[0])
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     return basetests.read_collected(listing, fence.protected, root)
 

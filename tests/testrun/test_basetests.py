@@ -200,10 +200,6 @@ def test_an_ignored_bytecode_file_in_the_developers_tree_is_not_imported(project
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 integration: the jailed base run cannot read the developer's tree an editable install points at; it FAILs closed (test-base-unrunnable beside test-failed)",
-)
 def test_an_editable_install_of_the_developers_tree_is_not_the_code_under_test(
     project: GitRepo, tmp_path: Path
 ) -> None:

@@ -79,7 +79,7 @@ DETACHED = (
 
 
 def test_timeout_with_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -> None:
-    ready.manifest(required_test=py(DETACHED + "import time; time.sleep(30)"), test_timeout_s=0.5)
+    ready.manifest(required_test=py(DETACHED + "import time; time.sleep(30)"), test_timeout_s=3)
     code, report, took = score_in_subprocess(ready, bound_s=20)
     assert code == 1 and {v["code"] for v in report["violations"]} == {"test-timeout"}
     assert report["test"]["status"] == "timeout"
@@ -102,7 +102,7 @@ def test_exit_0_leaving_a_detached_grandchild_holding_the_pipe(ready: GitRepo) -
 
 def test_timeout_with_a_grandchild_in_the_group(ready: GitRepo) -> None:
     """`sh -c 'sleep 30 & exec sleep 30'`: the grandchild stays in the group and dies with it."""
-    ready.manifest(required_test=["sh", "-c", "echo started; sleep 30 & exec sleep 30"], test_timeout_s=0.5)
+    ready.manifest(required_test=["sh", "-c", "echo started; sleep 30 & exec sleep 30"], test_timeout_s=3)
     out = ready.score(skip_test=False)
     assert failed_with(out, "test-timeout") and out.codes == {"test-timeout"}
     assert "started" in out.report["test"]["output_tail"]
