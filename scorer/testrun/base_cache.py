@@ -16,8 +16,9 @@ in a `cache_store.Store` by everything it depends on:
   would find a file above the checkout (db068ee: such a file fails the run, and only the
   collection reads it).
 
-Only a clean collection is cached: one with a note (an error, a timeout) or a configuration
-from outside the checkout is collected again next time.
+Only a clean collection is cached: one with a note (an error, a timeout), a configuration
+from outside the checkout, or no list of the plugins pytest autoloaded at the base (the spec pass
+loads exactly those, autoload off) is collected again next time.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def collected(
         if hit is not None:
             return hit
     found = collect()
-    if key is not None and found is not None and not found.problem and not found.foreign_config:
+    if key is not None and found is not None and not found.problem and not found.foreign_config and _known(found):
         store.put(key, basetests.to_json(found))
     return found
 
@@ -129,6 +130,11 @@ def configs_above(directory: str) -> str:
         here = parent
 
 
+def _known(found: Collected) -> bool:
+    """Whether `found` says which plugins the base autoloaded (a record without them is never kept)."""
+    return found.plugins is not None
+
+
 def _from_plain(plain: Any) -> Collected | None:
     """A Collected from what `collected` stored (the base's run: ids, marks and outcomes); None unless
     it is exactly that shape."""
@@ -136,7 +142,9 @@ def _from_plain(plain: Any) -> Collected | None:
         found = basetests.from_json(plain)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    texts = [found.problem, found.foreign_config, *found.uncollected]
+    if found.plugins is None:
+        return None  # what the base autoloaded is unknown: run the base again
+    texts = [found.problem, found.foreign_config, *found.uncollected, *found.plugins]
     for t in found.tests:
         texts += [t.nodeid, t.path, t.outcome, *t.marks]
     if not all(isinstance(x, str) for x in [*texts, found.runner]):

@@ -49,6 +49,9 @@ class Collected(NamedTuple):
     problem: str = ""  # why the base could not be run at all: fails closed (test-base-unrunnable)
     foreign_config: str = ""  # a configuration file pytest read from outside the checkout
     runner: str = ""  # the pytest version that ran it
+    # the pytest11 entry-point plugins pytest autoloaded at the base, loaded by name in the spec pass;
+    # None: unknown (the spec pass then loads none, and a cache never keeps such a record)
+    plugins: tuple[str, ...] | None = None
 
     def flipped(self, outcomes: Mapping[tuple[str, str], str]) -> tuple[BaseTest, ...]:
         """The base's tests that did not pass at the base and passed in `outcomes` (by JUnit key)."""
@@ -68,12 +71,17 @@ def digest(value: Any) -> str:
 
 
 def to_json(found: Collected) -> dict[str, Any]:
-    return {**found._asdict(), "tests": [t._asdict() for t in found.tests], "uncollected": list(found.uncollected)}
+    plugins = None if found.plugins is None else list(found.plugins)
+    tests = [t._asdict() for t in found.tests]
+    return {**found._asdict(), "tests": tests, "uncollected": list(found.uncollected), "plugins": plugins}
 
 
 def from_json(data: Mapping[str, Any]) -> Collected:
+    """The record `to_json` wrote; a KeyError for one without `plugins` (what the base loaded unknown)."""
     tests = tuple(BaseTest(t["nodeid"], t["path"], tuple(t["marks"]), t["outcome"]) for t in data["tests"])
-    return Collected(tests, tuple(data["uncollected"]), data["problem"], data["foreign_config"], data["runner"])
+    plugins = data["plugins"]
+    found = Collected(tests, tuple(data["uncollected"]), data["problem"], data["foreign_config"], data["runner"])
+    return found._replace(plugins=None if plugins is None else tuple(plugins))
 
 
 def run_argv(argv: Sequence[str], at: int) -> tuple[str, ...]:
@@ -95,6 +103,7 @@ def read_collected(path: str, protected: Callable[[str], bool], root: str) -> Co
         items = [BaseTest(i["nodeid"], i["path"], tuple(i["marks"]), str(i["outcome"])) for i in data["items"]]
         errors = [str(e) for e in data["errors"]]
         inifile, runner = str(data["inifile"]), str(data["pytest"])
+        plugins = _names(data.get("plugins"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         why = (
             "it wrote no record"
@@ -104,7 +113,14 @@ def read_collected(path: str, protected: Callable[[str], bool], root: str) -> Co
         return Collected((), problem=f"the base's tests could not be run on the base tree: {why}")
     mine = tuple(t for t in items if protected(t.path))
     uncollected = tuple(e for e in errors if protected(e.split("::")[0]))
-    return Collected(mine, uncollected, "", _outside(inifile, root), runner)
+    return Collected(mine, uncollected, "", _outside(inifile, root), runner, plugins)
+
+
+def _names(value: Any) -> tuple[str, ...] | None:
+    """The probe's plugin names; None unless a list of strings."""
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        return None
+    return tuple(value)
 
 
 def _outside(inifile: str, root: str) -> str:

@@ -21,7 +21,6 @@ says what each pass proves.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
@@ -121,19 +120,6 @@ def _test_module(path: str) -> bool:
 # (_pytest/config/__init__.py: consider_pluginarg -> import_plugin(consider_entry_points=True);
 # https://github.com/pytest-dev/pytest/pull/14117, https://docs.pytest.org/en/stable/reference/reference.html)
 AUTOLOAD_OFF = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-
-
-def base_plugins(listing: str) -> tuple[str, ...] | None:
-    """The entry-point plugins pytest autoloaded when it collected the base (the probe's listing);
-    None when the listing holds none that can be read."""
-    try:
-        with open(listing, encoding="utf-8") as fh:
-            names = json.load(fh)["plugins"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return None
-    return tuple(names)
 
 
 def with_plugins(argv: Sequence[str], at: int, plugins: Sequence[str]) -> tuple[str, ...]:

@@ -60,8 +60,8 @@ def run_required(
         run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
         collect = partial(_base_tests, run, trees, fence)
         base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
-        ids = os.path.join(scratch, "base", "ids.json")  # the base's autoloaded plugins, when it ran here
-        plugins = checkout.base_plugins(ids) if base is not None and os.path.exists(ids) else None
+        # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
+        plugins = None if base is None else (base.plugins if base.plugins is not None else ())
         test = _spec_then_job(run, trees, base, plugins)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
@@ -196,7 +196,8 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     argv = basetests.run_argv(_program(manifest.required_test, root, repo.root), found[1])
     env = _checkout_environment(test_environment(environ, manifest.test_env), root)
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
-    # the base's code, jailed all the same, by the test's own program and its installation
+    # the base's code, jailed all the same; argv[0] readable, or a virtualenv's python runs as its base
+    # interpreter with another site-packages (another pytest, other plugins) than the spec pass's
     launch = envelope.prepare(manifest, root, private, listing, env, argv[0])
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     return basetests.read_collected(listing, fence.protected, root)

@@ -107,7 +107,8 @@ def leaky(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, list[str]]:
     repo.git("checkout", "-q", "-b", "agent-x")
     in_name, in_rollback, in_reason = _token(), _token(), _token()
     key = _key_lines(60)
-    key_file = tmp_path / "key.txt"
+    (tmp_path / "key").mkdir()  # a directory of its own, which the jailed test is granted to read
+    key_file = tmp_path / "key" / "key.txt"
     key_file.write_text("\n".join(key) + "\n", encoding="utf-8")
     repo.manifest(
         allowed_paths=["src/**", MIGRATION],
@@ -117,6 +118,7 @@ def leaky(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, list[str]]:
             "import sys; print(open(sys.argv[1]).read()); print('1 passed')",
             str(key_file),
         ],
+        test_read_roots=[str(key_file.parent)],
     )
     repo.write(f"src/.token-cache/{in_name}.json", "{}\n")
     repo.write(MIGRATION, "CREATE TABLE t (id int);\n")
@@ -166,9 +168,9 @@ def test_no_secret_appears_in_any_output(leaky, tmp_path, monkeypatch):
     leaks = {name: _leaks(text, secret_values) for name, text in outputs.items()}
     assert {name: found for name, found in leaks.items() if found} == {}
     report = json.loads(outputs["json"])
-    # The test ran (its output is among what must not leak); its stand-in pytest speaks no outcome
-    # stream, so the run is test-evidence-tampered since issue 25, which this test does not judge.
-    assert report["test"]["status"] in ("passed", "failed")
+    # The test ran and printed the key (its output is among what must not leak)
+    assert report["test"]["status"] == "passed", report["test"]
+    assert "****" in report["test"]["output_tail"]  # the key was printed, and redacted
     assert [j["path"] for j in report["justifications"]] == [MIGRATION]  # accepted, and shown redacted
     # The verdict was reached on the real names: the file is allowed, the secrets are found.
     secret_where = {(v["path"], v["message"].split(":")[0]) for v in report["violations"] if v["code"] == "secret"}

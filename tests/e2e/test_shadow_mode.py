@@ -26,9 +26,16 @@ def planted(committed: GitRepo) -> GitRepo:
         "-----END " + "RSA PRIVATE KEY-----",
     ]
     committed.write("allowed/config.py", "\n".join(lines) + "\n")
-    printer = committed.scratch / "leak.py"
-    printer.write_text(f"import sys\nprint(open({str(committed.root / 'allowed/config.py')!r}).read())\nsys.exit(1)\n")
-    committed.manifest(allowed_paths=["allowed/**"], required_test=[sys.executable, str(printer)])
+    # the script lives outside the checkout, in a directory the manifest lets the jailed test read;
+    # it prints the checkout's copy of the file (the test runs in the checkout, never the repository)
+    (committed.scratch / "leak").mkdir()
+    printer = committed.scratch / "leak" / "leak.py"
+    printer.write_text("import sys\nprint(open('allowed/config.py').read())\nsys.exit(1)\n")
+    committed.manifest(
+        allowed_paths=["allowed/**"],
+        required_test=[sys.executable, str(printer)],
+        test_read_roots=[str(printer.parent)],
+    )
     return committed
 
 
@@ -58,10 +65,6 @@ def test_no_secret_appears_in_any_output_log_or_export(planted: GitRepo, capsys)
         assert value not in everything, detector_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 integration: the test's script lives in score-diff's scratch directory, which the jail hides from the required test",
-)
 def test_the_test_output_tail_is_redacted(planted: GitRepo):
     out = planted.score("--shadow", skip_test=False)
     assert out.report["test"]["status"] == "failed"

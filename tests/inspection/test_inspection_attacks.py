@@ -730,10 +730,6 @@ def test_a_flood_of_hits_is_still_a_fail_that_says_why(base: GitRepo) -> None:
     assert any("not listed" in m for m in found)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="this round's merge raised the peak to ~67 MB (not the parse cache: a parse of the file peaks under 0.5 MB); not yet found",
-)
 def test_a_line_of_hits_scores_in_bounded_memory_end_to_end(base: GitRepo) -> None:
     """The whole pipeline, token check and secret/risky-shell detectors alike, on 60 KB lines of hits."""
     base.manifest(allowed_paths=["allowed/**"], forbidden_substrings=[TOKEN], forbidden_patterns=[r"eval\("])

@@ -7,6 +7,7 @@ import io
 import json
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -461,28 +462,20 @@ def _shape(line: str) -> str:
     return re.sub(r"\d+\.\d+s\b", "<s>", line)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 25 integration: the example's stand-in pytest speaks no outcome stream, so the run is now test-evidence-tampered; the stand-in must write the stream's lines",
-)
 def test_shadow_example_is_real_output(repo, monkeypatch):
     from tests.testing.repo import run_cli
 
     shown = _shown(ROOT / "docs/hooks-and-ci.md", "RESULT: PASS (shadow:")
     assert len(shown) == 4
-    repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)))
+    repo.write("src/pricing.py", "".join(f"# line {n}\n" for n in range(1, 12)))
+    repo.write("tests/test_pricing.py", "".join(f"def test_t{n}():\n    pass\n\n\n" for n in range(3)))
     repo.commit("base")
-    repo.write("src/pricing.py", "".join(f"line {n}\n" for n in range(1, 12)) + "x = eval('1')\n")
-    # The argv shown runs pytest; here `python` is a stand-in that exits 0 and, as pytest would,
-    # writes the JUnit report score-diff asks for (docs/required-test.md): three passing tests.
+    repo.write("src/pricing.py", "".join(f"# line {n}\n" for n in range(1, 12)) + "x = eval('1')\n")
+    # The argv shown runs pytest: here `python` on PATH is this interpreter, so real pytest runs the
+    # three tests and speaks the outcome stream score-diff holds the JUnit report against.
     bindir = repo.scratch / "bin"
     bindir.mkdir()
-    cases = "".join(f'<testcase classname="tests.test_pricing" name="t{n}"/>' for n in range(3))
-    (bindir / "python").write_text(
-        '#!/bin/sh\nfor a in "$@"; do case $a in --junitxml=*) '
-        f"printf '%s' '<testsuites><testsuite tests=\"3\">{cases}</testsuite></testsuites>' "
-        '> "${a#--junitxml=}";; esac; done\nexit 0\n'
-    )
+    (bindir / "python").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
     (bindir / "python").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
     repo.manifest(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from scorer.testrun import base_cache, cache_store, session
+from scorer.testrun import base_cache, basetests, cache_store, session
 from tests.testing.repo import GitRepo, Outcome
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
@@ -178,3 +178,49 @@ def test_an_unknown_runner_is_never_cached(tmp_path: Path) -> None:
     program.chmod(0o755)
     assert base_cache.runner_version((str(program),), {}, None) is None  # no pytest dist-info beside it
     assert base_cache.runner_version((sys.executable, "-m", "pytest"), {}, None)  # this venv's pytest
+
+
+# A plugin the job ships as installed metadata: every report it sees becomes "passed".
+PASS_ALL = textwrap.dedent(
+    """\
+    import pytest
+
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(item, call):
+        outcome = yield
+        report = outcome.get_result()
+        report.outcome = "passed"
+        report.longrepr = None
+    """
+)
+# importlib.metadata finds a metadata directory by its lower-cased name (Lookup in
+# importlib/metadata/__init__.py), so `.DIST-INFO` is one too: only entry-point autoload off keeps it out.
+DIST_INFO = {
+    "calc_tools-1.0.DIST-INFO/METADATA": "Metadata-Version: 2.1\nName: calc-tools\nVersion: 1.0\n",
+    "calc_tools-1.0.DIST-INFO/entry_points.txt": "[pytest11]\ncalc_tools = calc_plugin\n",
+    "calc_plugin.py": PASS_ALL,
+}
+
+
+def test_a_cached_base_run_still_keeps_the_jobs_entry_point_plugin_out(
+    project: GitRepo, collections: list[int]
+) -> None:
+    project.manifest(allowed_paths=["**"], protected_tests=["tests/**"], required_test=PYTEST, always_run_test=True)
+    project.write("calc.py", FIXED)
+    assert _score(project).exit_code == 0  # warms the cache
+    project.write("calc.py", BUGGY)
+    for path, text in DIST_INFO.items():
+        project.write(path, text)
+    out = _score(project)
+    assert len(collections) == 1, "the second run must be a cache hit"
+    assert out.exit_code == 1 and out.last_line == "RESULT: FAIL", out.text
+    assert out.report["test"]["status"] == "failed", out.text
+
+
+def test_a_cached_base_run_keeps_the_plugins_the_base_loaded(tmp_path: Path) -> None:
+    found = basetests.Collected((), plugins=("xdist", "randomly"))
+    assert basetests.from_json(json.loads(json.dumps(basetests.to_json(found)))).plugins == ("xdist", "randomly")
+    old = basetests.to_json(found)
+    del old["plugins"]  # a record from before plugins were kept: what the base loaded is unknown
+    assert base_cache._from_plain(old) is None
