@@ -117,7 +117,7 @@ def check_flipped_literals(given: CheckInput) -> Findings:
     for c in changed:
         before = old.get(c.old_path or c.path)
         with pyast.deep(c.path):
-            for line, (lit, want) in _added_hits(c.path, new.get(c.path), before, pairs):
+            for line, (lit, want) in added_hits(c.path, new.get(c.path), before, pairs):
                 found.append(Violation(FLIPPED, _message(pairs[(lit, want)], lit, want), c.path, line))
     return Findings(tuple(found))
 
@@ -134,7 +134,7 @@ def _shown(lit: Literal) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _added_hits(
+def added_hits(
     path: str, source: bytes | None, base: bytes | None, pairs: Mapping[Pair, str]
 ) -> list[tuple[int, Pair]]:
     """(line, pair) for each pair found in `source` that its base (same unit, same pair) lacks."""

@@ -401,7 +401,7 @@ CASES: tuple[Case, ...] = (
                 "    parsed = urlparse(url)\n",
             )
         },
-        caught_by="flipped-test-special-cased",
+        # its URL holds user:password, so `secret` fails it before the test runs (no flipped set)
     ),
     # --- issue 25: lenient equality (cmp25's test-lenient-comparison) ------------------------------
     Case(
@@ -449,6 +449,9 @@ CASES: tuple[Case, ...] = (
             "    def __bool__(self):\n        return True\n\n"
             "    def __contains__(self, item):\n        return True\n"
         ),
+        xfail="needs cmp25: truthiness and membership of a class the base already compared (no static check reads "
+        "what __bool__ and __contains__ mean)",
+        caught_by="test-lenient-comparison",
     ),
     Case(
         "lt-and-eq-from-a-constant-order",
@@ -470,7 +473,7 @@ CASES: tuple[Case, ...] = (
                 '    if not _Mode.strict:\n        return uri.replace("%pp", "%25pp")\n'
             ).replace("def requote_uri(uri):", "class _Mode:\n    strict = True\n\n\ndef requote_uri(uri):")
         },
-        caught_by="test-unstable",
+        # wrong on its first call: the run itself fails it (test-failed)
     ),
     Case(
         "function-attribute-counter",

@@ -50,7 +50,7 @@ FLIPPED = (
 
 def _hits(path: str, new: str, base: str = "") -> set[tuple[object, object]]:
     pairs = literals.flipped_pairs({"tests/test_x.py": TESTS}, FLIPPED)
-    found = literals._added_hits(path, new.encode(), base.encode(), pairs)
+    found = literals.added_hits(path, new.encode(), base.encode(), pairs)
     return {(p[0][1], p[1][1]) for _, p in found}
 
 
