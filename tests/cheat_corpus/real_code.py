@@ -57,14 +57,15 @@ def test_ids(tests: Path) -> tuple[dict[str, bytes], list[str]]:
         tree = pyast.parse(data)
         for node in tree.body if tree is not None else ():
             if isinstance(node, ast.ClassDef) and "Test" in node.name:  # unittest: FooTests, TestFoo
-                ids += [f"{rel}::{node.name}::{m.name}" for m in node.body if _is_test(m)]
-            elif _is_test(node):
-                ids.append(f"{rel}::{node.name}")
+                ids += [f"{rel}::{node.name}::{name}" for m in node.body if (name := _test_name(m))]
+            elif name := _test_name(node):
+                ids.append(f"{rel}::{name}")
     return sources, ids
 
 
-def _is_test(node: ast.AST) -> bool:
-    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+def _test_name(node: ast.AST) -> str:
+    is_test = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+    return node.name if is_test and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
 
 
 def literal_hits(tests: Path, roots: list[Path]) -> tuple[int, int, int, list[str]]:
