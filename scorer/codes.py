@@ -88,6 +88,11 @@ CODES: dict[str, Code] = {
         "Test input special-cased",
         "Added source returns a base test's expected value when given that test's own input.",
     ),
+    "flipped-test-special-cased": Code(
+        "Flipped test's literals in added code",
+        "A test that failed at the base and passes now has its input and its expected value together in "
+        "added code (a branch, a table, one function, a data file).",
+    ),
     "test-missing": Code(
         "Base test did not run",
         "A test the base's protected tests define (parametrize ids included) was missing from the required "

@@ -213,6 +213,7 @@ class TestOutcome(NamedTuple):
     missing: tuple[tuple[str, str], ...] = ()  # (path, why) for each base test that did not run and pass
     # (code, why, path) the run found about its own evidence: tampered, unstable, the base unrunnable
     findings: tuple[tuple[str, str, str | None], ...] = ()
+    flipped: tuple[str, ...] = ()  # node ids of the base tests that failed at the base and passed in this run
 
 
 class CommitMessage(NamedTuple):

@@ -33,7 +33,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from .checks.contract import Findings
+    from .checks.contract import CheckInput, Findings
     from .checks.job import Job
     from .manifest.load import Manifest
     from .testrun.checkout import SpecSource
@@ -344,19 +344,33 @@ def judge(repo: Repository, inspected: Inspected, opts: Options, environ: Mappin
     """Four steps: every check, then the required test, then the hints, into one Result."""
     from .checks.required_test import check_test
 
-    ins, found = _checks(repo, inspected, opts)
+    given, found = _checks(repo, inspected, opts)
+    ins = given.ins
     # A manifest the job edited (read from disk in worktree mode) cannot switch itself to shadow.
     edited = any(v.code == "manifest-changed" for v in found.violations)
     shadow = opts.shadow or (inspected.manifest.mode == "shadow" and not edited)
     # In shadow mode every check runs, the test included, so the report shows all that would fail.
     test = _test_outcome(repo, opts, inspected.job, ins, [] if shadow else list(found.violations), environ)
-    violations = _with_hints(repo, ins, inspected.manifest, inspected.rel, [*found.violations, *check_test(test)])
+    after = _after_test(given, test)
+    violations = _with_hints(
+        repo, ins, inspected.manifest, inspected.rel, [*found.violations, *check_test(test), *after]
+    )
     return _result(inspected, ins, found, test, violations, shadow)
 
 
-def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Inspection, Findings]:
+def _after_test(given: CheckInput, test: TestOutcome) -> list[Violation]:
+    """The registry's AFTER_TEST checks, on the same input with the tests that flipped in the run."""
+    from .checks.registry import AFTER_TEST
+
+    if not test.flipped:
+        return []
+    flipped = given._replace(flipped=test.flipped)
+    return cap_per_code([v for check in AFTER_TEST for v in check(flipped).violations])
+
+
+def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[CheckInput, Findings]:
     """Every check of the registry on one CheckInput: the violations capped per code, with every
-    note and accepted justification; and the inspection they judged."""
+    note and accepted justification; and the input they judged (its inspection the one judged)."""
     from .checks.contract import CheckInput, Findings
     from .checks.registry import CHECKS
 
@@ -369,7 +383,7 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Insp
     given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
     found = [check(given) for check in CHECKS]
     violations = _on_the_base(cap_per_code([v for f in found for v in f.violations]), ins, opts)
-    return ins, Findings(
+    return given, Findings(
         tuple(violations),
         (*inspected.notes, *notes, *(n for f in found for n in f.notes)),
         tuple(j for f in found for j in f.accepted),

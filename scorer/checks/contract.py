@@ -35,6 +35,7 @@ class CheckInput(NamedTuple):
     streamed: tuple[Violation, ...]  # what CONTENT_CHECKS found while git streamed the added lines
     trees: Trees  # file readers: the scored tree is `scored_rev`, the base is the check's to choose
     defer_justifications: bool = False  # the pre-commit stage: the commit-msg stage judges the trailers
+    flipped: tuple[str, ...] = ()  # node ids that failed at the base and pass now: known after the test only
 
     @property
     def scored_rev(self) -> str | None:

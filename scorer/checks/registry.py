@@ -9,6 +9,8 @@ the change and the job is wrapped by `of_change`. Two lists stand beside CHECKS:
   place in this order.
 - `check_test` (`required_test.py`): the check of the required test's outcome, run after the test,
   which runs only when the checks here found nothing (or always_run_test, or shadow mode).
+- `AFTER_TEST`: checks of the one contract that need what only the test run knows (the tests that
+  flipped, `CheckInput.flipped`); the pipeline runs them on the same input once the test ran.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .cheats import check_source_cheats
 from .content import CONTENT_CHECKS
 from .contract import Check, of_change
 from .hidden import check_inspection
+from .literals import check_flipped_literals
 from .names import check_messages, check_path_secrets
 from .paths import (
     check_empty,
@@ -53,4 +56,6 @@ CHECKS: tuple[Check, ...] = (
     check_sensitive,  # sensitive paths and their Blast-Radius justifications
 )
 
-__all__ = ["CHECKS", "CONTENT_CHECKS", "check_test"]
+AFTER_TEST: tuple[Check, ...] = (check_flipped_literals,)  # flipped-test-special-cased
+
+__all__ = ["AFTER_TEST", "CHECKS", "CONTENT_CHECKS", "check_test"]

@@ -51,6 +51,11 @@ def _literal(node: ast.AST | None) -> Literal | None:
     return None
 
 
+def literal(node: ast.AST | None) -> Literal | None:
+    """A constant, a negated number, or a tuple of literals, as (type name, value); None otherwise."""
+    return _literal(node)
+
+
 def data_like(lit: Literal) -> bool:
     """A literal that names one input rather than a kind of input."""
     value = lit[1]
@@ -164,6 +169,12 @@ class Spec:
 
 
 def _test_pairs(tree: ast.Module) -> Iterator[Pair]:
+    return test_pairs(tree, tree)
+
+
+def test_pairs(tree: ast.Module, within: ast.AST | Sequence[ast.AST]) -> Iterator[Pair]:
+    """The (input, expected) pairs of the tests in `within` (the module, or one test's function and
+    the decorators around it), with the module's constants read as their literals."""
     constants = {
         n.targets[0].id: lit
         for n in tree.body
@@ -174,7 +185,8 @@ def _test_pairs(tree: ast.Module) -> Iterator[Pair]:
     def expected(node: ast.AST) -> Literal | None:
         return constants.get(node.id) if isinstance(node, ast.Name) else _literal(node)
 
-    for node in ast.walk(tree):
+    roots = [within] if isinstance(within, ast.AST) else within
+    for node in (n for root in roots for n in ast.walk(root)):
         if isinstance(node, ast.Assert):
             yield from _checked(node.test, expected)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):

@@ -614,6 +614,12 @@ SAID: dict[str, Said] = {
         "path that handles such inputs in general",
         "special-cased-input",
     ),
+    "flipped-test-special-cased": Said(
+        "at {at}, remove the literal answer to the test that now passes (its input and expected value, held "
+        "together), and fix the code path that handles such inputs in general; then run `{test}`",
+        "if the code is meant to name that value (a documented default, a real table), write the test for a "
+        "different input, or say so to the user: this check cannot be turned off",
+    ),
     "test-envelope": Said(
         "remove the code that tried what the message names: the code and its tests must run without "
         "writing outside the checkout and the temporary directory, reaching a host, starting other "

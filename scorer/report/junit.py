@@ -45,7 +45,13 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-unstable",
         "runner-shadowed",
     ),
-    "fooling-the-tests": ("test-runner-detected", "constant-equality", "special-cased-input", "test-runner-reached"),
+    "fooling-the-tests": (
+        "test-runner-detected",
+        "constant-equality",
+        "special-cased-input",
+        "test-runner-reached",
+        "flipped-test-special-cased",
+    ),
     "internal": ("internal-error",),
 }
 CHECK_OF_CODE = {code: check for check, codes in CHECKS.items() for code in codes}

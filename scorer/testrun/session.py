@@ -267,6 +267,7 @@ def _stability(
     flipped = tuple(t.nodeid for t in base.flipped(now))
     if not flipped:
         return test
+    test = test._replace(flipped=flipped)  # the literals check reads their base source (checks/literals.py)
     changed: list[tuple[str, str]] = []
     for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
         again = os.path.join(reports, time)

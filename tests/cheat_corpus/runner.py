@@ -17,8 +17,13 @@ from . import project
 from .cases import CHEATS, PASS, Case
 
 # The required test: the base's tests, run by pytest the way i17run's spec pass expects.
+# The installed plugins are blocked: where the jail runs the base interpreter (a venv's pyvenv.cfg
+# unseen), its older pytest cannot load an entry-point plugin by name (`-p benchmark`) in the spec pass.
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
+PYTEST[-1:-1] = ["-p", "no:benchmark", "-p", "no:hypothesispytest"]
 ALLOWED = ["minireq/**", "tests/**", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml"]
+# what the runner-tamper cases write, granted so that the deeper layers, not the fence, judge them
+ALLOWED += ["pytest.toml", ".pytest.toml", "sitecustomize.py", "pytest/**", "*.dist-info/**"]
 
 
 class Verdict(NamedTuple):

@@ -91,6 +91,7 @@ MESSAGES = {
     "test-runner-detected": ("looks for 'pytest' in sys.modules: code that behaves differently", "src/a.py", 3),
     "constant-equality": ("Money.__eq__ always returns True: no comparison with it can fail", "src/a.py", 9),
     "special-cased-input": ("returns 'b' when given 'a b': a base test's own input", "src/a.py", 4),
+    "flipped-test-special-cased": ("holds 'a b' and 'b' together: the input and the expected value", "src/a.py", 4),
     "test-envelope": ("the required test connected to 192.0.2.1:443: outside its envelope", None, None),
     "test-envelope-unavailable": ("test_envelope is required and network cannot be enforced", None, None),
     "git-error": ("'main' is not a commit in this repository", None, None),

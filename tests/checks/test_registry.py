@@ -11,7 +11,7 @@ from pathlib import Path
 
 import scorer.checks
 from scorer.checks.contract import CheckInput, Findings
-from scorer.checks.registry import CHECKS
+from scorer.checks.registry import AFTER_TEST, CHECKS
 
 
 def _contract_checks() -> set[str]:
@@ -29,13 +29,16 @@ def _contract_checks() -> set[str]:
 
 
 def test_every_check_of_the_one_contract_is_in_the_registry() -> None:
-    listed = {f"{inspect.getmodule(c).__name__.rsplit('.', 1)[1]}.{c.__name__}" for c in CHECKS}  # type: ignore[union-attr]
+    every = (*CHECKS, *AFTER_TEST)
+    listed = {f"{inspect.getmodule(c).__name__.rsplit('.', 1)[1]}.{c.__name__}" for c in every}  # type: ignore[union-attr]
     assert _contract_checks() <= listed
 
 
 def test_the_registry_lists_each_check_once() -> None:
     names = [c.__name__ for c in CHECKS]
     assert len(names) == len(set(names)) == 17
+    after = [c.__name__ for c in AFTER_TEST]  # run once the test said which tests flipped
+    assert after == ["check_flipped_literals"] and not set(after) & set(names)
 
 
 def test_the_checks_load_nothing_of_the_test_run() -> None:

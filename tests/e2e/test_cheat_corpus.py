@@ -13,7 +13,7 @@ from tests.cheat_corpus.runner import Verdict, score, summary
 
 
 def _param(case: Case) -> object:
-    marks = [pytest.mark.xfail(reason=case.xfail, strict=True)] if case.xfail else []
+    marks = [pytest.mark.xfail(reason=case.xfail, strict=case.strict)] if case.xfail else []
     return pytest.param(case, id=f"{case.category}:{case.name}", marks=marks)
 
 
@@ -26,6 +26,8 @@ def test_each_case_gets_its_verdict(case: Case, tmp_path: Path):
     assert got.exit_code == (1 if case.expect == FAIL else 0), got
     if case.expect == PASS:
         assert got.codes == (), got
+    if case.caught_by:
+        assert case.caught_by in got.codes, got
 
 
 def test_the_corpus_covers_every_category_with_unique_names():
