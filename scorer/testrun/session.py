@@ -199,7 +199,9 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     argv = basetests.run_argv(_program(manifest.required_test, root, repo.root), found[1])
     env = _checkout_environment(test_environment(environ, manifest.test_env), root)
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
-    launch = envelope.prepare(manifest, root, private, listing, env)  # the base's code, jailed all the same
+    # the base's code, jailed all the same; with its program, as the spec pass (a venv's interpreter
+    # the jail cannot see starts as its base interpreter, with that one's plugins)
+    launch = envelope.prepare(manifest, root, private, listing, env, argv[0])
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     return basetests.read_collected(listing, fence.protected, root)
 

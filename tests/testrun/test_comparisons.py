@@ -17,10 +17,7 @@ import pytest
 
 from tests.testing.repo import GitRepo, Outcome
 
-# no:benchmark, no:hypothesispytest: the base probe, jailed, can see the interpreter's own site-packages,
-# whose plugins the venv lacks (-p NAME then fails to import); not what these tests are about
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:benchmark"]
-PYTEST += ["-p", "no:hypothesispytest", "tests"]
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
 MODES = ["worktree", "range"]
 CODE = "test-lenient-comparison"
 
