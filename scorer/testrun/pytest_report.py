@@ -108,7 +108,7 @@ class _Probe:
             if klass in _BUILTIN_TYPES:
                 continue
             for name, value in vars(klass).items():
-                if name in _DUNDERS and value is not None and not isinstance(value, types.FunctionType):
+                if name in _DUNDERS and value is not None and not _plain_method(name, value):
                     self._note(klass, name)
 
     def _note(self, cls: type, dunder: str, *where: str) -> None:
@@ -124,6 +124,13 @@ class _Probe:
         if os.path.commonpath([self.root, real]) != self.root:
             return "<outside>"
         return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+
+def _plain_method(name: str, value: Any) -> bool:
+    """A Python function defined under the dunder's own name: its calls are call events the hook
+    sees by name. Anything else (a builtin, a lambda, a function made under another name or by
+    exec) runs without a call event named like the dunder."""
+    return isinstance(value, types.FunctionType) and value.__code__.co_name == name
 
 
 def _name(cls: type) -> str:
