@@ -39,7 +39,9 @@ _DUNDERS = frozenset(
 # taken before any code under test is imported: a call of one of them while the hook runs could
 # switch the hook off, so it marks the test's record
 _SWITCHES = (sys.setprofile, threading.setprofile, getattr(threading, "setprofile_all_threads", sys.setprofile))
-_BUILTIN_TYPES = frozenset(v for v in vars(builtins).values() if isinstance(v, type))
+_SWITCH_IDS = frozenset(id(s) for s in _SWITCHES)  # by identity: a C callable's == is never the job's
+# by id, too: `cls in a_set` would call the job's metaclass __hash__ and __eq__
+_BUILTIN_IDS = frozenset(id(v) for v in vars(builtins).values() if isinstance(v, type))
 _setprofile, _getprofile, _realpath, _isfile = sys.setprofile, sys.getprofile, os.path.realpath, os.path.isfile
 
 
@@ -83,12 +85,16 @@ class _Probe:
         self.test_file, self.root = test_file, _realpath(root)
         self.seen: dict[tuple[str, str], set[str]] = {}
         self.tampered = False
+        self._classes: dict[int, type] = {}  # returned classes already looked at, by id (a metaclass owns ==)
 
     def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call":
+            if id(arg) in _SWITCH_IDS:
+                self.tampered = True
+            return
+        if event != "call" and event != "return":
+            return  # c_return, c_exception
         try:
-            if event == "c_call":
-                self.tampered = self.tampered or any(arg is s for s in _SWITCHES)
-                return
             back = frame.f_back
             if back is None or back.f_code.co_filename != self.test_file:
                 return
@@ -104,15 +110,18 @@ class _Probe:
         self._note(cls, code.co_name, self._where(code.co_filename))
 
     def _returned(self, cls: type) -> None:
-        for klass in cls.__mro__:
-            if klass in _BUILTIN_TYPES:
+        if id(cls) in self._classes or id(cls) in _BUILTIN_IDS:
+            return
+        self._classes[id(cls)] = cls  # held, so the id stays this class's
+        for klass in _type_attr(cls, "__mro__"):
+            if id(klass) in _BUILTIN_IDS:
                 continue
-            for name, value in vars(klass).items():
+            for name, value in _type_attr(klass, "__dict__").items():
                 if name in _DUNDERS and value is not None and not _plain_method(name, value):
                     self._note(klass, name)
 
     def _note(self, cls: type, dunder: str, *where: str) -> None:
-        module = sys.modules.get(type.__getattribute__(cls, "__module__"))
+        module = sys.modules.get(str(_type_attr(cls, "__module__")))
         wheres = self.seen.setdefault((_name(cls), dunder), set())
         wheres.update((*where, self._where(getattr(module, "__file__", None))))
 
@@ -130,11 +139,16 @@ def _plain_method(name: str, value: Any) -> bool:
     """A Python function defined under the dunder's own name: its calls are call events the hook
     sees by name. Anything else (a builtin, a lambda, a function made under another name or by
     exec) runs without a call event named like the dunder."""
-    return isinstance(value, types.FunctionType) and value.__code__.co_name == name
+    return isinstance(value, types.FunctionType) and value.__code__.co_name == name and value.__code__.co_argcount > 0
 
 
 def _name(cls: type) -> str:
-    return f"{type.__getattribute__(cls, '__module__')}:{type.__getattribute__(cls, '__qualname__')}"
+    return f"{_type_attr(cls, '__module__')}:{_type_attr(cls, '__qualname__')}"
+
+
+def _type_attr(cls: type, name: str) -> Any:
+    """`type`'s own descriptor, read directly: a metaclass can define `__dict__` or `__mro__` to lie."""
+    return type.__dict__[name].__get__(cls, type)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -142,6 +142,28 @@ ATTACKS = {
             """
         ),
     ),
+    # a metaclass whose == and hash pose as str's: the probe looks classes up by identity
+    "metaclass-posing-as-str": (
+        GREET,
+        _d(
+            """\
+            class _Meta(type):
+                def __eq__(cls, other):
+                    return other is str or type.__eq__(cls, other)
+
+                def __hash__(cls):
+                    return hash(str)
+
+
+            class _Text(str, metaclass=_Meta):
+                __eq__ = str.__ne__
+
+
+            def greet(name):
+                return _Text("hi " + name)
+            """
+        ),
+    ),
     # a lambda is named "<lambda>", not "__eq__"
     "eq-a-lambda": (
         WORDS,
