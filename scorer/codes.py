@@ -111,6 +111,11 @@ CODES: dict[str, Code] = {
         "A base test that failed at the base and passes now did not pass again, in a fresh process, in reverse "
         "order, twice.",
     ),
+    "test-lenient-comparison": Code(
+        "Flipped test decided by the job's comparison",
+        "A base test that failed at the base passes now because a comparison or truthiness method of a class "
+        "the job defined decides its assertion, where the base's assertion did not call that class.",
+    ),
     "test-runner-reached": Code(
         "Source reaches for the runner's state",
         "Non-test code added by the job registers an atexit handler that calls os._exit, reads the runner's "

@@ -650,6 +650,10 @@ SAID: dict[str, Said] = {
         "make the result independent of call order and history: run `{test}` twice and in another order, and "
         "remove state kept across calls (counters, toggles, caches keyed by the test's inputs)"
     ),
+    "test-lenient-comparison": Said(
+        "return the builtin value the test expects (a plain str, dict, list, bool): do not return an object whose "
+        "__eq__, __bool__, __contains__ or ordering says yes to whatever the test compares it with; then run `{test}`"
+    ),
     "test-runner-reached": Said(
         "remove the code that reaches for the test runner (atexit handlers that call os._exit, reading the "
         "runner's command line or report path, importing _pytest): the code must behave the same under any runner"

@@ -43,6 +43,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-base-unrunnable",
         "test-evidence-tampered",
         "test-unstable",
+        "test-lenient-comparison",
         "runner-shadowed",
     ),
     "fooling-the-tests": (

@@ -6,19 +6,43 @@ pytest loads the plugin: before any conftest.py, test module or code under test 
 
 With $SCORE_DIFF_ONLY (a JSON list of node ids) it runs only those tests, in reverse order: one
 of the two stability runs of the tests that flipped (docs/required-test.md).
+
+With $SCORE_DIFF_COMPARE as well (the first stability run, and the flipped tests' run on the base
+tree) a profile hook watches each test's call and, once the call ends, says which classes decided
+a comparison in the test file's own frames: a comparison or truthiness dunder written in Python
+called from a test-file frame, or a value returned to a test-file frame whose class (not a builtin)
+carries such a dunder that is not a Python function; and which classes the test module names
+(`scorer/testrun/comparisons.py` judges them, docs/required-test.md#comparison-types).
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import json
 import os
+import sys
+import threading
+import types
 from typing import Any
+
+import pytest
 
 _FD = int(os.environ.pop("SCORE_DIFF_REPORT_FD", "-1") or "-1")
 _ONLY = os.environ.pop("SCORE_DIFF_ONLY", "")
+_COMPARE = os.environ.pop("SCORE_DIFF_COMPARE", "")
 if _FD >= 0:
     os.set_inheritable(_FD, False)  # the tests' own subprocesses never hold the channel
+_DUNDERS = frozenset(
+    ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__", "__contains__", "__hash__")
+)
+# taken before any code under test is imported: a call of one of them while the hook runs could
+# switch the hook off, so it marks the test's record
+_SWITCHES = (sys.setprofile, threading.setprofile, getattr(threading, "setprofile_all_threads", sys.setprofile))
+_SWITCH_IDS = frozenset(id(s) for s in _SWITCHES)  # by identity: a C callable's == is never the job's
+# by id, too: `cls in a_set` would call the job's metaclass __hash__ and __eq__
+_BUILTIN_IDS = frozenset(id(v) for v in vars(builtins).values() if isinstance(v, type))
+_setprofile, _getprofile, _realpath, _isfile = sys.setprofile, sys.getprofile, os.path.realpath, os.path.isfile
 
 
 def _say(**record: Any) -> None:
@@ -52,3 +76,94 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     _say(exit=int(exitstatus))
+
+
+class _Probe:
+    """The profile hook for one test's call: what decided comparisons in the test file's frames."""
+
+    def __init__(self, test_file: str, root: str) -> None:
+        self.test_file, self.root = test_file, _realpath(root)
+        self.seen: dict[tuple[str, str], set[str]] = {}
+        self.tampered = False
+        self._classes: dict[int, type] = {}  # returned classes already looked at, by id (a metaclass owns ==)
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call":
+            if id(arg) in _SWITCH_IDS:
+                self.tampered = True
+            return
+        if event != "call" and event != "return":
+            return  # c_return, c_exception
+        try:
+            back = frame.f_back
+            if back is None or back.f_code.co_filename != self.test_file:
+                return
+            code = frame.f_code
+            if event == "call" and code.co_name in _DUNDERS and code.co_argcount:
+                self._called(type(frame.f_locals.get(code.co_varnames[0])), code)
+            elif event == "return" and code.co_filename != self.test_file:
+                self._returned(type(arg))
+        except BaseException:  # a hook that cannot look is a record that cannot be trusted
+            self.tampered = True
+
+    def _called(self, cls: type, code: Any) -> None:
+        self._note(cls, code.co_name, self._where(code.co_filename))
+
+    def _returned(self, cls: type) -> None:
+        if id(cls) in self._classes or id(cls) in _BUILTIN_IDS:
+            return
+        self._classes[id(cls)] = cls  # held, so the id stays this class's
+        for klass in _type_attr(cls, "__mro__"):
+            if id(klass) in _BUILTIN_IDS:
+                continue
+            for name, value in _type_attr(klass, "__dict__").items():
+                if name in _DUNDERS and value is not None and not _plain_method(name, value):
+                    self._note(klass, name)
+
+    def _note(self, cls: type, dunder: str, *where: str) -> None:
+        module = sys.modules.get(str(_type_attr(cls, "__module__")))
+        wheres = self.seen.setdefault((_name(cls), dunder), set())
+        wheres.update((*where, self._where(getattr(module, "__file__", None))))
+
+    def _where(self, path: Any) -> str:
+        """A file of the checkout (relative), one outside it, or <unknown> (exec'd code, no file)."""
+        if not isinstance(path, str) or not _isfile(path):
+            return "<unknown>"
+        real = _realpath(path)
+        if os.path.commonpath([self.root, real]) != self.root:
+            return "<outside>"
+        return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+
+def _plain_method(name: str, value: Any) -> bool:
+    """A Python function defined under the dunder's own name: its calls are call events the hook
+    sees by name. Anything else (a builtin, a lambda, a function made under another name or by
+    exec) runs without a call event named like the dunder."""
+    return isinstance(value, types.FunctionType) and value.__code__.co_name == name and value.__code__.co_argcount > 0
+
+
+def _name(cls: type) -> str:
+    return f"{_type_attr(cls, '__module__')}:{_type_attr(cls, '__qualname__')}"
+
+
+def _type_attr(cls: type, name: str) -> Any:
+    """`type`'s own descriptor, read directly: a metaclass can define `__dict__` or `__mro__` to lie."""
+    return type.__dict__[name].__get__(cls, type)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: Any) -> Any:
+    if not _COMPARE:
+        yield
+        return
+    probe = _Probe(str(item.path), str(item.config.rootpath))
+    module = getattr(item, "module", None)
+    named = sorted(_name(v) for v in vars(module).values() if isinstance(v, type)) if module else []
+    _setprofile(probe)
+    try:
+        yield
+    finally:
+        tampered = probe.tampered or _getprofile() is not probe
+        _setprofile(None)
+        seen = [{"cls": c, "dunder": d, "where": sorted(w)} for (c, d), w in sorted(probe.seen.items())]
+        _say(cmp=item.nodeid, seen=seen, named=named, tampered=tampered)

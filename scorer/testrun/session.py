@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import base_cache, basetests, checkout, envelope, evidence, junit, stream
+from . import base_cache, basetests, checkout, comparisons, envelope, evidence, junit, stream
 from .environment import NEVER_PASSED, program_inside, test_environment
 from .run import run_test
 
@@ -38,6 +38,8 @@ class Session(NamedTuple):
     progress: Callable[[float], None] | None
     work: checkout.Workdir
     scratch: str
+    base_tree: str | None = None  # the base's tree, for the flipped tests' comparison probe there
+    changed: frozenset[str] = frozenset()  # the paths the job added or changed (comparisons.py)
 
 
 def run_required(
@@ -57,7 +59,8 @@ def run_required(
     try:
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
-        run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch)
+        changed = frozenset(p for c in ins.changed for p in (c.path, c.old_path) if p)
+        run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch, trees.base, changed)
         collect = partial(_base_tests, run, trees, fence)
         base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
         # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
@@ -183,7 +186,7 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
 
     A pure function of `basetests.base_key(trees.base, config, runner, environment)` (`_base_key`):
     the cost issue's cache wraps it there."""
-    repo, manifest, environ, progress, work, scratch = run
+    repo, manifest, environ, progress, work, scratch = run[:6]
     found = evidence.runner(manifest.required_test)
     if trees.base is None or found is None or found[0] != "pytest":
         return None
@@ -210,7 +213,12 @@ def _run(run: Session, root: str, scratch: str, plugins: tuple[str, ...] | None 
 
 
 def _streamed(
-    run: Session, root: str, scratch: str, only: tuple[str, ...] = (), plugins: tuple[str, ...] | None = None
+    run: Session,
+    root: str,
+    scratch: str,
+    only: tuple[str, ...] = (),
+    plugins: tuple[str, ...] | None = None,
+    compare: bool = False,
 ) -> tuple[TestOutcome, stream.Stream | None]:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
@@ -221,6 +229,7 @@ def _streamed(
         program, extra = checkout.with_plugins(program, runner[1], plugins), checkout.AUTOLOAD_OFF
     planned = evidence.plan(program, manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
+    env.update({comparisons.ENV: "1"} if compare else {})  # the profile hook: flipped tests only, never the main pass
     existed = evidence.identity(planned.report)
     channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
     env = channel.env if channel else env
@@ -269,21 +278,43 @@ def _stability(
         return test
     test = test._replace(flipped=flipped)  # the literals check reads their base source (checks/literals.py)
     changed: list[tuple[str, str]] = []
+    probed: stream.Stream | None = None
     for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
         again = os.path.join(reports, time)
         os.mkdir(again)
-        rerun, said = _streamed(run, root, again, flipped, plugins)
+        rerun, said = _streamed(run, root, again, flipped, plugins, compare=time == "again-1")
+        probed = probed or said
         changed += stream.unstable(said, flipped, rerun.exit_code) if said is not None else []
         if changed:
             break
     if not changed:
-        return _note(test, f"the {len(flipped)} test(s) that failed at the base passed again, in reverse order, twice")
+        test = _note(test, f"the {len(flipped)} test(s) that failed at the base passed again, in reverse order, twice")
+        return _compared(run, reports, test, flipped, plugins, probed)
     shown = "; ".join(f"{nodeid}: {why}" for nodeid, why in changed[:5])
     why = (
         f"{len(changed)} of the {len(flipped)} test(s) that failed at the base and pass now did not pass "
         f"again in a fresh process, in reverse order, twice ({shown})"
     )
     return test._replace(status=TEST_FAILED, reason=why, findings=(*test.findings, (stream.UNSTABLE, why, None)))
+
+
+def _compared(
+    run: Session,
+    reports: str,
+    test: TestOutcome,
+    flipped: tuple[str, ...],
+    plugins: tuple[str, ...] | None,
+    now: stream.Stream | None,
+) -> TestOutcome:
+    """The flipped tests' comparison probe, run once more on the base tree, held against `now`."""
+    if now is None:
+        return test  # not pytest with a report: no stream, no probe
+    base = None
+    if run.base_tree is not None:
+        where = os.path.join(reports, "base-compared")
+        os.mkdir(where)
+        _, base = _streamed(run, run.work.hold(run.base_tree), where, flipped, plugins, compare=True)
+    return comparisons.judged(test, flipped, now, base, run.changed)
 
 
 def _checkout_environment(env: dict[str, str], root: str) -> dict[str, str]:

@@ -32,6 +32,7 @@ class Stream(NamedTuple):
     reports: dict[str, list[tuple[str, str]]]  # node id -> [(when, outcome)]
     exit: int | None  # None: the session never finished (or never said so)
     unreadable: int  # lines that were not the plugin's JSON
+    compared: tuple[dict[str, object], ...] = ()  # the comparison probe's records (comparisons.py)
 
 
 def argv(args: Sequence[str], at: int) -> tuple[str, ...]:
@@ -46,17 +47,19 @@ def write_plugin(directory: str) -> None:
 
 def parse(text: str) -> Stream:
     reports: dict[str, list[tuple[str, str]]] = {}
-    exit_status, bad = None, 0
+    exit_status, bad, compared = None, 0, []
     for line in text.splitlines():
         try:
             record = json.loads(line)
-            if "exit" in record:
+            if "cmp" in record:
+                compared.append(dict(record))
+            elif "exit" in record:
                 exit_status = int(record["exit"])
             else:
                 reports.setdefault(str(record["id"]), []).append((str(record["when"]), str(record["outcome"])))
         except (ValueError, KeyError, TypeError):
             bad += 1
-    return Stream(reports, exit_status, bad)
+    return Stream(reports, exit_status, bad, tuple(compared))
 
 
 def outcome_of(phases: Sequence[tuple[str, str]]) -> str:

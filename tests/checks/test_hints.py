@@ -80,6 +80,7 @@ MESSAGES = {
     "test-missing": ("the base's test tests/test_a.py::test_total[1-2] was skipped", "tests/test_a.py", None),
     "test-base-unrunnable": ("the base's tests could not be run on the base: no record was written", "-", None),
     "test-evidence-tampered": ("the evidence disagrees: the process exited 0, but the stream has no end", "-", None),
+    "test-lenient-comparison": ("tests/test_a.py::test_total: decided by calc:_Text (__eq__)", "-", None),
     "test-unstable": ("tests/test_a.py::test_total passed, then failed in reverse order", "tests/test_a.py", None),
     "test-runner-reached": ("registers an atexit handler that calls os._exit", "src/calc.py", 3),
     "runner-shadowed": ("src/pytest/ is named like the test runner pytest", "src/pytest/__main__.py", None),
