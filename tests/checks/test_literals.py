@@ -130,7 +130,8 @@ def test_only_the_flipped_tests_count() -> None:
         (("str", "a b"), True),
         (("str", "two words"), False),
         (("int", 5040), False),
-        (("float", 0.5), False),
+        (("float", 0.5), True),
+        (("float", 0.1), False),
         (("tuple", (("str", "user@example.com"), ("str", "x"))), False),
     ],
 )
