@@ -293,6 +293,7 @@ def passed(out: Outcome) -> bool:
     return out.exit_code == 0 and out.codes == set() and out.last_line == "RESULT: PASS"
 
 
+@pytest.mark.slow  # each case scores a real repository, running pytest four to six times
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_a_job_defined_comparison_deciding_a_flipped_test_fails(repo: GitRepo, mode: str, attack: str) -> None:
@@ -303,6 +304,7 @@ def test_a_job_defined_comparison_deciding_a_flipped_test_fails(repo: GitRepo, m
     assert any("tests/test_calc.py::test_it" in v["message"] for v in out.report["violations"]), out.text
 
 
+@pytest.mark.slow  # each case scores a real repository, running pytest four to six times
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fix", sorted(REAL_FIXES))
 def test_a_real_fix_returning_a_builtin_passes(repo: GitRepo, mode: str, fix: str) -> None:
@@ -311,6 +313,7 @@ def test_a_real_fix_returning_a_builtin_passes(repo: GitRepo, mode: str, fix: st
     assert passed(out), out.text
 
 
+@pytest.mark.slow  # each case scores a real repository, running pytest four to six times
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", sorted(VALUE_CLASSES))
 def test_a_value_class_the_base_defines_passes(repo: GitRepo, mode: str, case: str) -> None:
