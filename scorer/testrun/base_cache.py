@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
 KIND = "base-tests"
 # The files pytest reads its configuration from, in a directory above its arguments (pytest's
-# "Configuration: rootdir and configfile": pytest.ini, .pytest.ini, pyproject.toml, tox.ini, setup.cfg).
-CONFIG_NAMES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# "Configuration: rootdir and configfile"; pytest 9 reads pytest.toml and .pytest.toml first).
+CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "local/lib/python3*/dist-packages")
 
 

@@ -163,11 +163,14 @@ def test_an_entry_that_is_not_whole_and_ours_is_ignored(
     assert out.exit_code == 1 and "test-missing" in out.codes, out.text
 
 
-def test_a_pytest_configuration_appearing_above_the_checkout_changes_the_key(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name", ["pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"]
+)
+def test_a_pytest_configuration_appearing_above_the_checkout_changes_the_key(tmp_path: Path, name: str) -> None:
     below = tmp_path / "a" / "b"
     below.mkdir(parents=True)
     before = base_cache.configs_above(str(below))
-    (tmp_path / "a" / "pytest.ini").write_text("[pytest]\naddopts = -k nothing\n")
+    (tmp_path / "a" / name).write_text("[pytest]\naddopts = -k nothing\n")
     assert base_cache.configs_above(str(below)) != before
 
 
