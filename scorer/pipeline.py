@@ -64,6 +64,7 @@ class Options(NamedTuple):
     job: str | None = None  # the job named explicitly: its .score-diff/jobs/<job>.json
     job_branch: str = "agent-*"  # the branch pattern whose `*` names the job
     server_test: bool = False  # a server hook: run the required test in a temporary checkout of the push
+    spec_only: bool = False  # `score-diff test --spec`: the spec pass alone, never recorded for reuse
     since: str | None = None  # worktree mode against merge-base(since, HEAD): what CI's --base since scores
     reuse_test: bool = False  # the commit-msg stage: the pre-commit stage's run of this change stands
 
@@ -179,9 +180,17 @@ def _test_outcome(
 
     fence = _spec_source(ins, job)
     run = partial(
-        run_required, repo, manifest, environ, ins, fence, watch_tree=ins.mode == "worktree", progress=opts.progress
+        run_required,
+        repo,
+        manifest,
+        environ,
+        ins,
+        fence,
+        watch_tree=ins.mode == "worktree",
+        progress=opts.progress,
+        spec_only=opts.spec_only,
     )
-    if ins.mode != "worktree":
+    if ins.mode != "worktree" or opts.spec_only:  # half a run is no verdict to hand the commit-msg stage
         return run()
     from .testrun.verdict_record import run_once  # one run per commit: recorded for the commit-msg stage
 

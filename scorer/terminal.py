@@ -40,8 +40,9 @@ def colourise(text: str) -> str:
 
 
 class Progress:
-    """Shows, on a terminal only, that the required test is running, which run it is (the base's
-    tests collected, the spec pass, the job's own tests each start a new run) and for how long."""
+    """Shows, on a terminal only, that the required test is running, which phase it is in (the
+    session names it through `enter`: the base's run, the spec pass, the job's tests, the rerun of
+    the tests that flipped) and for how long; without a phase, which run it is."""
 
     SHOW_AFTER_S = 2.0  # a quick run stays silent
 
@@ -50,6 +51,11 @@ class Progress:
         self.shown = False
         self.runs = 0
         self.last = float("inf")
+        self.phase: str | None = None
+
+    def enter(self, phase: str) -> None:
+        """The runs that follow belong to `phase` ("running the spec pass")."""
+        self.phase = phase
 
     def __call__(self, elapsed: float) -> None:
         if elapsed < self.last:  # the clock started again: the next run of the test
@@ -57,13 +63,14 @@ class Progress:
         self.last = elapsed
         if elapsed < self.SHOW_AFTER_S:
             return
-        self.stream.write(f"\r  score-diff: running the required test (run {self.runs}) ... {elapsed:.0f}s ")
+        doing = self.phase or f"running the required test (run {self.runs})"
+        self.stream.write(f"\r  score-diff: {doing} ... {elapsed:.0f}s ")
         self.stream.flush()
         self.shown = True
 
     def done(self) -> None:
         if self.shown:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.write("\r" + " " * 72 + "\r")
             self.stream.flush()
         if self.close:
             self.stream.close()

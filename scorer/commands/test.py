@@ -5,6 +5,9 @@ test configuration, then the job's own tests when they differ), the same environ
 `score-diff` itself: a test failure's hint names this command, because running the test by hand
 in the working tree uses the job's own tests and configuration, and may pass where the gate failed.
 
+`--spec` stops after the spec pass (the gate's first pass, the one whose failure says the job's
+code does not meet the base's tests), even when the job changed fenced files.
+
 Exit 0 when the test passed, 1 when it did not, 2 when it could not be run.
 """
 
@@ -26,6 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="REF", help="as the hook with --since REF: the base's tests from the merge-base")
     p.add_argument("--base", help="as CI's --base: the commits from merge-base(BASE, HEAD) to HEAD")
     p.add_argument("--head", help="with --base: the head commit (default HEAD)")
+    p.add_argument(
+        "--spec",
+        action="store_true",
+        help="the spec pass only: the base's protected tests and test configuration against your code",
+    )
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -45,6 +53,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         progress=progress,
         job=args.job,
         job_branch=args.job_branch,
+        spec_only=args.spec,
     )
     try:
         test = test_as_gate(opts, ctx.environ)

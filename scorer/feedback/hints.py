@@ -243,6 +243,14 @@ def _run_test(scene: Scene) -> str:
     return f"run `{reproduce_command(scene)}` (it runs `{_test_command(scene)}` exactly as the gate did)"
 
 
+def _spec_pass(scene: Scene) -> str:
+    """The spec pass alone, when the base's tests are what failed: its output is the failure to fix."""
+    if scene.mode == TOOL_CALL:
+        return ""
+    command = reproduce_command(scene).replace("score-diff test", "score-diff test --spec", 1)
+    return f" (`{command}` runs the spec pass alone: the base's tests against your code)"
+
+
 def _at(v: Violation) -> str:
     return f"line {v.line} of {v.path}" if v.path and v.line else (v.path or "the change")
 
@@ -593,7 +601,9 @@ SAID: dict[str, Said] = {
         "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
         "rerun score-diff"
     ),
-    "test-failed": Said("make the required test pass: {run_test}, read its output and fix the code (not the test)"),
+    "test-failed": Said(
+        "make the required test pass: {run_test}{spec}, read its output and fix the code (not the test)"
+    ),
     "test-empty": Said(
         "make the required test run its tests to the end: {run_test}; nothing may exit "
         "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
@@ -680,6 +690,7 @@ FACTS: dict[str, Callable[[Violation, Scene], str]] = {
     "at": lambda v, scene: _at(v),
     "test": lambda v, scene: _test_command(scene),
     "run_test": lambda v, scene: _run_test(scene),
+    "spec": lambda v, scene: _spec_pass(scene),
     "undo": lambda v, scene: _undo(v.path or "", scene),
 }
 

@@ -50,9 +50,11 @@ def run_required(
     fence: checkout.SpecSource,
     watch_tree: bool,
     progress: Callable[[float], None] | None = None,
+    spec_only: bool = False,
 ) -> TestOutcome:
     """Run `required_test` in temporary checkouts of what was scored (docs/required-test.md); with
-    `watch_tree`, record what it changed in the repository's own HEAD, index and working tree."""
+    `watch_tree`, record what it changed in the repository's own HEAD, index and working tree;
+    with `spec_only` (`score-diff test --spec`), the spec pass alone."""
     from ..inspection import snapshot
 
     scratch = _scratch(repo.root)
@@ -65,7 +67,7 @@ def run_required(
         base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
         # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
         plugins = None if base is None else (base.plugins if base.plugins is not None else ())
-        test = _spec_then_job(run, trees, base, plugins)
+        test = _spec_then_job(run, trees, base, plugins, spec_only)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))
@@ -106,9 +108,12 @@ def _spec_then_job(
     trees: checkout.Trees,
     base: basetests.Collected | None = None,
     plugins: tuple[str, ...] | None = None,
+    spec_only: bool = False,
 ) -> TestOutcome:
-    """The spec pass; then, if the job changed fenced files and the spec passed, the job's pass.
-    With `plugins` (what pytest autoloaded at the base), the spec pass loads exactly those."""
+    """The spec pass; then, if the job changed fenced files and the spec passed (and not
+    `spec_only`), the job's pass. With `plugins` (what pytest autoloaded at the base), the spec
+    pass loads exactly those."""
+    _phase(run, "running the spec pass")
     spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base, plugins)
     if base is not None and base.foreign_config:
         # pytest read a file above the repository, which no commit records and any process may write
@@ -134,6 +139,9 @@ def _spec_then_job(
         why = spec.reason or f"exited {spec.exit_code}"
         spec = spec._replace(reason=f"{SPEC} (the base's versions of {shown}): {why}")
         return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
+    if spec_only:
+        return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: --spec runs the spec pass alone")
+    _phase(run, "running the job's tests")
     job = _pass(run, trees.scored, os.path.join(run.scratch, "job"))
     if job.status != TEST_PASSED:
         job = job._replace(reason=f"{JOB} (the job's versions of {shown}): {job.reason or f'exited {job.exit_code}'}")
@@ -202,6 +210,7 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     # the base's code, jailed all the same; argv[0] readable, or a virtualenv's python runs as its base
     # interpreter with another site-packages (another pytest, other plugins) than the spec pass's
     launch = envelope.prepare(manifest, root, private, listing, env, argv[0])
+    _phase(run, "running the base's tests")
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     return basetests.read_collected(listing, fence.protected, root)
 
@@ -279,6 +288,7 @@ def _stability(
     test = test._replace(flipped=flipped)  # the literals check reads their base source (checks/literals.py)
     changed: list[tuple[str, str]] = []
     probed: stream.Stream | None = None
+    _phase(run, "rerunning the tests that flipped")
     for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
         again = os.path.join(reports, time)
         os.mkdir(again)
@@ -334,6 +344,14 @@ def _program(argv: tuple[str, ...], root: str, repo_root: str | None) -> tuple[s
     if os.path.lexists(os.path.join(root, program)):
         return argv
     return (os.path.join(repo_root, program), *argv[1:])
+
+
+def _phase(run: Session, name: str) -> None:
+    """Tell the progress line which phase the next runs belong to; a plain callable (the hook
+    probe's, a test's) has no `enter` and keeps counting runs."""
+    enter = getattr(run.progress, "enter", None)
+    if callable(enter):
+        enter(name)
 
 
 def _note(test: TestOutcome, note: str) -> TestOutcome:

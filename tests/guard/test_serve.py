@@ -194,6 +194,20 @@ def test_install_print_writes_nothing_for_every_agent(committed: GitRepo, agent:
     assert "score-diff guard --agent " + agent in out.getvalue() and not (committed.root / path).exists()
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [[a] for a in ("claude", "codex", "gemini", "copilot", "cursor")]
+    + [["claude", "--sidecar"], ["codex", "--no-sandbox"]],
+)
+def test_install_print_is_one_json_document_ending_in_one_newline(committed: GitRepo, argv: list[str]):
+    """Issue 27 item 9: `--print > file` (or a shell prompt after it) needs the final newline."""
+    out = io.StringIO()
+    assert cli.main(["guard", "install", "--agent", *argv, "--print"], stdout=out, cwd=str(committed.root)) == 0
+    text = out.getvalue()
+    assert text.endswith("}\n") and not text.endswith("\n\n")
+    assert isinstance(json.loads(text), dict)
+
+
 def test_sidecar_answers_gemini_and_copilot_in_their_formats(committed: GitRepo):
     committed.manifest(allowed_paths=["allowed/**"])
     gemini = {"session_id": "g", "cwd": str(committed.root), "hook_event_name": "BeforeTool", "tool_name": "write_file"}
