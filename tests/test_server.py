@@ -302,7 +302,8 @@ def test_run_test_runs_the_required_test_in_a_temporary_checkout(server: Server)
 
 
 def test_run_test_runs_inside_the_envelope(server: Server) -> None:
-    """The same envelope on the git server: pushed code that reaches for the network fails test-envelope."""
+    """The same envelope on the git server: pushed code that reaches for the network fails test-envelope.
+    It raises the connect's audit event alone, so no packet is sent, with a namespace or without."""
     server.clone.git("checkout", "-q", "main")
     server.clone.write_manifest(
         server.clone.root / "job_manifest.json",
@@ -314,8 +315,9 @@ def test_run_test_runs_inside_the_envelope(server: Server) -> None:
     server.clone.commit("the fence runs the module")
     assert server.push("main").returncode == 0
     server.install("pre-receive", "--run-test")
-    phone = (
-        "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 443), timeout=2)\nexcept OSError:\n    pass\n"
+    phone = (  # the connect's audit event only (no socket I/O, no packet): what the observer judges
+        "import socket, sys\nwith socket.socket() as s:\n"
+        "    try:\n        sys.audit('socket.connect', s, ('192.0.2.1', 443))\n    except OSError:\n        pass\n"
     )
     server.agent_commit("src/pricing.py", phone)
     pushed = server.push("agent-fix")

@@ -153,5 +153,7 @@ def test_demo_walkthrough_behaves_as_the_readme_says(capsys):
     assert "FAIL [forbidden-path] src/legacy_pricing.py" in out
     assert "FAIL [forbidden-token] src/legacy_pricing.py:9" in out
     assert out.count("RESULT: PASS\n") == 2  # the fix, by hand and in the hook
+    assert "FAIL [test-failed]" in out  # the module that phones home, refused inside the jail
+    assert re.search(r"the demo's listener on 127\.0\.0\.1:\d+ heard nothing", out)
     assert "(commit blocked: as expected)" in out and "(commit allowed: as expected)" in out
     assert out.rstrip().endswith("demo finished: every step behaved as expected")

@@ -3,14 +3,18 @@ process tree that never outlives score-diff. Each attacker test has a legitimate
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import select
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,38 +77,67 @@ CONNECT = """
     import socket, sys
     s = socket.socket()
     s.settimeout(5)
+    try:  # the audit event a connect to a public address raises first; no socket I/O, no packet
+        sys.audit("socket.connect", s, ("192.0.2.1", 80))
+    except OSError:
+        pass  # an observer that refuses
     try:
-        s.connect(("192.0.2.1", 80))  # TEST-NET-1: inside the namespace no packet can leave
+        s.connect(("127.0.0.1", {port}))  # score-diff's own loopback; the namespace has another
     except OSError as exc:
         print("connect failed:", exc)
         sys.exit(1)
-    print("reached the network")
+    print("reached score-diff's loopback")
 """
 
 
+@contextlib.contextmanager
+def outer_listener() -> Iterator[socket.socket]:
+    """A listener on 127.0.0.1 in score-diff's own network namespace: the oracle that the jailed
+    test, whose loopback is another one, reached nothing outside."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.setblocking(False)
+        yield server
+
+
+def accepted_nothing(server: socket.socket) -> bool:
+    readable, _, _ = select.select([server], [], [], 0)
+    return not readable
+
+
 @needs_netns
-def test_a_socket_to_a_public_address_fails_before_a_packet_leaves(ready: GitRepo) -> None:
-    ready.manifest(required_test=py(CONNECT))
-    out = ready.score(skip_test=False)
+def test_a_socket_to_score_diffs_loopback_fails_inside_the_namespace(ready: GitRepo) -> None:
+    """The jail, not the observer: a connect to a port score-diff's side listens on is refused
+    inside, and the listener accepts nothing. The observer's finding comes from the audit event
+    alone (sys.audit), so no test sends a packet off loopback."""
+    with outer_listener() as server:
+        ready.manifest(required_test=py(CONNECT.format(port=server.getsockname()[1])))
+        out = ready.score(skip_test=False)
+        assert accepted_nothing(server)
     assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
-    assert "Network is unreachable" in out.report["test"]["output_tail"]
+    assert "connect failed:" in out.report["test"]["output_tail"]
+    assert "Connection refused" in out.report["test"]["output_tail"]
     assert _envelope_messages(out) == ["the required test connected to 192.0.2.1:80"]
 
 
 @needs_netns
-def test_a_forked_child_cannot_reach_the_network_either(ready: GitRepo) -> None:
-    code = f"""
-        import os, sys
-        pid = os.fork()
-        if pid == 0:
-            exec({textwrap.dedent(CONNECT)!r})
-        _, status = os.waitpid(pid, 0)
-        sys.exit(os.waitstatus_to_exitcode(status))
-    """
-    ready.manifest(required_test=py(code))
-    out = ready.score(skip_test=False)
+def test_a_forked_child_cannot_reach_score_diffs_loopback_either(ready: GitRepo) -> None:
+    with outer_listener() as server:
+        connect = textwrap.dedent(CONNECT.format(port=server.getsockname()[1]))
+        code = f"""
+            import os, sys
+            pid = os.fork()
+            if pid == 0:
+                exec({connect!r})
+            _, status = os.waitpid(pid, 0)
+            sys.exit(os.waitstatus_to_exitcode(status))
+        """
+        ready.manifest(required_test=py(code))
+        out = ready.score(skip_test=False)
+        assert accepted_nothing(server)
     assert out.exit_code == 1 and out.codes == {"test-failed", "test-envelope"}, out.text
-    assert "Network is unreachable" in out.report["test"]["output_tail"]
+    assert "Connection refused" in out.report["test"]["output_tail"]
     assert _envelope_messages(out) == ["the required test connected to 192.0.2.1:80"]
 
 
@@ -386,18 +419,20 @@ def test_the_repository_itself_is_outside_the_roots(ready: GitRepo) -> None:
 
 
 def test_the_observer_sees_what_the_jail_would_also_stop_and_its_log_has_a_digest(ready: GitRepo, tmp_path) -> None:
-    """A test that catches the refusal and exits 0 still fails: the observer saw the attempt."""
+    """A test that catches the refusal and exits 0 still fails: the observer saw the attempt. The
+    connect is its audit event alone (sys.audit), so no packet is sent, with a namespace or without."""
     sibling = ready.root.parent / "sibling.txt"
     code = f"""
-        import socket
+        import socket, sys
         try:
             open({str(sibling)!r}, "w")
         except OSError:
             pass
-        try:
-            socket.create_connection(("192.0.2.1", 443), timeout=2)
-        except OSError:
-            pass
+        with socket.socket() as s:  # the connect's audit event only: no socket I/O, no packet
+            try:
+                sys.audit("socket.connect", s, ("192.0.2.1", 443))
+            except OSError:
+                pass
     """
     ready.manifest(required_test=py(code))
     out = ready.score(skip_test=False)
@@ -411,7 +446,8 @@ def test_the_observer_sees_what_the_jail_would_also_stop_and_its_log_has_a_diges
 def test_shadow_mode_reports_envelope_findings_without_failing(ready: GitRepo) -> None:
     ready.manifest(
         required_test=py(
-            "import socket\ntry: socket.create_connection(('192.0.2.1', 80), timeout=2)\nexcept OSError: pass"
+            # the connect's audit event only (no socket I/O, no packet): what the observer judges
+            "import socket, sys\nwith socket.socket() as s:\n    try: sys.audit('socket.connect', s, ('192.0.2.1', 80))\n    except OSError: pass\n"
         )
     )
     out = ready.score("--shadow", skip_test=False)
@@ -492,7 +528,8 @@ def test_base_mode_runs_the_test_in_the_same_envelope(committed: GitRepo) -> Non
     committed.git("checkout", "-q", "-b", "agent-x")
     committed.write(
         "allowed/mod.py",
-        "import socket\ntry: socket.create_connection(('192.0.2.1', 80), timeout=2)\nexcept OSError: pass\n",
+        # the connect's audit event only (no socket I/O, no packet): what the observer judges
+        "import socket, sys\nwith socket.socket() as s:\n    try: sys.audit('socket.connect', s, ('192.0.2.1', 80))\n    except OSError: pass\n",
     )
     committed.commit("phones home")
     committed.manifest(required_test=py("import runpy; runpy.run_path('allowed/mod.py')"))
