@@ -34,9 +34,6 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(session, "run_test", ticking)
-    # this venv's pytest-benchmark does not load by its entry-point name with autoload off (a
-    # separate bug, see notes/week27.md): the phases, not the plugins, are under test here
-    monkeypatch.setattr(session.checkout, "base_plugins", lambda ids: None)
     return stream
 
 

@@ -6,22 +6,12 @@ from __future__ import annotations
 import contextlib
 import io
 
-import pytest
-
 from scorer import main as cli
-from scorer.testrun import session
 from tests.testing.repo import GitRepo
 from tests.testrun.test_base_cache import BUGGY, SPEC, project  # noqa: F401 (a fixture)
 
 # The job leaves the bug and rewrites its own copy of the test to expect it.
 HIDING = SPEC.replace("== 3", "== -1")
-
-
-@pytest.fixture(autouse=True)
-def _autoload(monkeypatch: pytest.MonkeyPatch) -> None:
-    # this venv's pytest-benchmark does not load by its entry-point name with autoload off (a
-    # separate finding, notes/week27.md): the passes run, not the plugins, are under test here
-    monkeypatch.setattr(session.checkout, "base_plugins", lambda ids: None)
 
 
 def _test(repo: GitRepo, *extra: str) -> tuple[int, str]:
