@@ -176,6 +176,14 @@ class Walkthrough:
 
     def phones_home(self, title: str) -> None:
         """The test's module connects to a listener the demo holds: the jail must keep it from arriving."""
+        missing = self.network_jail_missing()
+        if missing:  # the listener would hear the test: the demo never lets it phone anywhere unjailed
+            self.out.write(
+                f"\n=== {title} ===\n(skipped: this machine gives the test no network namespace ({missing}), so "
+                "nothing would keep the module from the demo's listener; `score-diff doctor` and "
+                "docs/required-test.md#the-jail say how to enable one)\n"
+            )
+            return
         with socket.socket() as server:
             server.bind(("127.0.0.1", 0))
             server.listen(8)
@@ -189,6 +197,24 @@ class Walkthrough:
             self.failures.append(title)
         else:
             self.out.write(f"({where} heard nothing: the test's network namespace has its own loopback)\n")
+
+    def network_jail_missing(self) -> str:
+        """Why the jail could not hold the network here ("" when it can), asked of the jail itself."""
+        from ..jail import Policy
+        from ..jail import run as run_jailed
+        from ..testrun.envelope import UNAVAILABLE
+
+        unavailable = tuple(u for u in UNAVAILABLE if u == "namespaces")
+        policy = Policy(write=(str(self.root),), network="off", unavailable=unavailable)
+        with open(os.devnull, "w") as quiet:  # the jail names a missing layer on stderr: not the demo's output
+            saved = os.dup(2)
+            os.dup2(quiet.fileno(), 2)
+            try:
+                held = run_jailed(policy, [sys.executable, "-c", "pass"], self.env).layers.get("network", "")
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        return "" if held == "held" else (held.removeprefix("missing: ") or "the jail said nothing")
 
     def run(self) -> int:
         self.build()

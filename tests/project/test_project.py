@@ -157,3 +157,18 @@ def test_demo_walkthrough_behaves_as_the_readme_says(capsys):
     assert re.search(r"the demo's listener on 127\.0\.0\.1:\d+ heard nothing", out)
     assert "(commit blocked: as expected)" in out and "(commit allowed: as expected)" in out
     assert out.rstrip().endswith("demo finished: every step behaved as expected")
+
+
+def test_demo_without_a_network_namespace_skips_the_phone_home_step_and_still_finishes(capsys, monkeypatch):
+    """Where the kernel gives no network namespace (Ubuntu 24.04's AppArmor default), the phone-home
+    step would reach the demo's listener: the demo says why it skips it, never lets it connect."""
+    from scorer import main as cli
+    from scorer.testrun import envelope
+
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("namespaces",))
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "(skipped: this machine gives the test no network namespace (" in out
+    assert "heard nothing" not in out and "accepted a connection" not in out
+    assert out.count("RESULT: PASS\n") == 2
+    assert out.rstrip().endswith("demo finished: every step behaved as expected")
