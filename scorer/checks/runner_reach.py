@@ -45,7 +45,7 @@ def check_runner_reach(given: CheckInput) -> Findings:
     ]
     if not changed:
         return Findings()
-    base_rev = ins.base if ins.mode == "range" else ins.head
+    base_rev = ins.base or ins.head  # the merge-base under --base and --since, as protected.py
     new = given.trees.read_files(given.scored_rev, [c.path for c in changed])
     olds = {c.path: c.old_path or c.path for c in changed}
     base = partial(given.trees.read_files, base_rev)(sorted(set(olds.values()))) if base_rev else {}

@@ -49,3 +49,27 @@ def test_only_what_the_change_adds_counts(repo: GitRepo) -> None:
     repo.write("allowed/tests/test_new.py", INTERNALS)  # a test may import _pytest
     out = repo.score()
     assert out.exit_code == 1 and out.where("test-runner-reached") == {("allowed/new.py", 1)}, out.text
+
+
+def test_since_judges_against_the_merge_base_not_head(repo: GitRepo) -> None:
+    """Issue 27: under --since a reach committed on the branch is the job's, not the base's."""
+    repo.write("allowed/exit.py", "VALUE = 1\n")
+    repo.commit("base")
+    repo.git("branch", "-f", "trunk")
+    repo.git("checkout", "-q", "-b", "agent-1")
+    repo.write("allowed/exit.py", EXIT_HOOK)
+    repo.commit("the reach, committed")
+    repo.write("allowed/other.py", "X = 1\n")
+    out = repo.score("--since", "trunk")
+    assert out.exit_code == 1 and out.where("test-runner-reached") == {("allowed/exit.py", 9)}, out.text
+
+
+def test_since_does_not_judge_what_the_base_branch_already_has(repo: GitRepo) -> None:
+    repo.write("allowed/exit.py", EXIT_HOOK)
+    repo.commit("base")
+    repo.git("branch", "-f", "trunk")
+    repo.git("checkout", "-q", "-b", "agent-1")
+    repo.write("allowed/exit.py", EXIT_HOOK + "\nVALUE = 1\n")
+    repo.commit("the branch's work")
+    out = repo.score("--since", "trunk")
+    assert (out.exit_code, out.codes) == (0, set()), out.text
