@@ -603,9 +603,10 @@ def _cannot_fail(
 
 def check_source_cheats(given: CheckInput) -> Findings:
     """`check_cheats`, judged against the same base as the protected tests' spec pass (HEAD in
-    worktree mode, the merge-base in --base mode)."""
+    worktree mode, the merge-base in --base and --since mode: under --since the branch's own
+    commits are the change, so HEAD would count a committed cheat as already there)."""
     ins = given.ins
-    base_rev = ins.base if ins.mode == "range" else ins.head
+    base_rev = ins.base or ins.head
     read_base = partial(given.trees.read_files, base_rev) if base_rev else None
     list_base = partial(given.trees.files_at, base_rev) if base_rev else None
     read_new = partial(given.trees.read_files, given.scored_rev)

@@ -490,3 +490,29 @@ def test_a_module_is_parsed_once_for_every_check(pkg: GitRepo, monkeypatch: pyte
     assert "test-runner-detected" in pkg.score().codes
     assert parsed and max(parsed.values()) == 1, parsed.most_common(3)
     assert pyast.parse(UTILS.encode()) is pyast.parse(UTILS.encode())
+
+
+@pytest.mark.parametrize("content, code", [FIRES["pytest-in-sys-modules"], FIRES["if-input-return-expected"]])
+def test_since_judges_against_the_merge_base_not_head(pkg: GitRepo, content: str, code: str):
+    """Issue 27: under --since the branch's own commits are the change; a cheat committed on the
+    branch is in HEAD, and a base taken from HEAD would count it as already there."""
+    pkg.git("branch", "-f", "trunk")
+    pkg.git("checkout", "-q", "-b", "agent-1")
+    pkg.write("pkg/utils.py", content)
+    pkg.commit("the cheat, committed")
+    pkg.write("pkg/extra.py", "X = 1\n")  # the next change, innocent on its own
+    out = pkg.score("--since", "trunk")
+    assert out.codes == {code}, out.text
+    assert out.last_line == "RESULT: FAIL"
+
+
+def test_since_does_not_judge_what_the_base_branch_already_has(pkg: GitRepo):
+    """The neighbour: the same code on main before the branch forked is not the job's doing."""
+    pkg.write("pkg/utils.py", FIRES["pytest-in-sys-modules"][0])
+    pkg.commit("on main")
+    pkg.git("branch", "-f", "trunk")
+    pkg.git("checkout", "-q", "-b", "agent-1")
+    pkg.write("pkg/utils.py", FIRES["pytest-in-sys-modules"][0] + "\n\nX = 1\n")
+    pkg.commit("the branch's work")
+    out = pkg.score("--since", "trunk")
+    assert (out.exit_code, out.codes) == (0, set()), out.text

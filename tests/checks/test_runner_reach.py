@@ -3,10 +3,14 @@ must fire and what must not, read by `runner_reach.shapes`, and one scoring thro
 
 from __future__ import annotations
 
+import sysconfig
+from pathlib import Path
+
 import pytest
 
-from scorer.checks import runner_reach
+from scorer.checks import pyast, runner_reach
 from tests.testing.repo import GitRepo
+from tests.testing.runner_reach_reference import reference_shapes
 
 EXIT_HOOK = "import atexit\nimport os\n\n\ndef _done():\n    os._exit(0)\n\n\natexit.register(_done)\n"
 DECORATED = "import atexit\nimport os\n\n\n@atexit.register\ndef _done():\n    os._exit(0)\n"
@@ -49,3 +53,49 @@ def test_only_what_the_change_adds_counts(repo: GitRepo) -> None:
     repo.write("allowed/tests/test_new.py", INTERNALS)  # a test may import _pytest
     out = repo.score()
     assert out.exit_code == 1 and out.where("test-runner-reached") == {("allowed/new.py", 1)}, out.text
+
+
+def test_since_judges_against_the_merge_base_not_head(repo: GitRepo) -> None:
+    """Issue 27: under --since a reach committed on the branch is the job's, not the base's."""
+    repo.write("allowed/exit.py", "VALUE = 1\n")
+    repo.commit("base")
+    repo.git("branch", "-f", "trunk")
+    repo.git("checkout", "-q", "-b", "agent-1")
+    repo.write("allowed/exit.py", EXIT_HOOK)
+    repo.commit("the reach, committed")
+    repo.write("allowed/other.py", "X = 1\n")
+    out = repo.score("--since", "trunk")
+    assert out.exit_code == 1 and out.where("test-runner-reached") == {("allowed/exit.py", 9)}, out.text
+
+
+def test_since_does_not_judge_what_the_base_branch_already_has(repo: GitRepo) -> None:
+    repo.write("allowed/exit.py", EXIT_HOOK)
+    repo.commit("base")
+    repo.git("branch", "-f", "trunk")
+    repo.git("checkout", "-q", "-b", "agent-1")
+    repo.write("allowed/exit.py", EXIT_HOOK + "\nVALUE = 1\n")
+    repo.commit("the branch's work")
+    out = repo.score("--since", "trunk")
+    assert (out.exit_code, out.codes) == (0, set()), out.text
+
+
+def _stdlib_modules() -> list[Path]:
+    """The standard library's modules that name what the check looks for (atexit handlers, os._exit,
+    sys.argv, /proc), in a stable order and at most 120 of them: real code, read in seconds."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    words = (b"atexit", b"_exit", b"argv", b"/proc", b"_pytest")
+    found = sorted(p for p in root.glob("*.py") if any(w in p.read_bytes() for w in words))
+    return found[:120]
+
+
+def test_the_one_walk_finds_what_the_four_walks_found() -> None:
+    """Differential: the folded walk (issue 29) against the walks as they were, on the tables'
+    sources and the standard library; same shapes, same lines, same order."""
+    sources = [s.encode() for s in (EXIT_HOOK, DECORATED, LAMBDA, GETATTR, CMDLINE, ARGV, INTERNALS)]
+    sources += [p.read_bytes() for p in _stdlib_modules()]
+    differ = []
+    for source in sources:
+        with pyast.deep("stdlib"):
+            if list(runner_reach.shapes(source)) != list(reference_shapes(source)):
+                differ.append(source[:80])
+    assert len(sources) > 60 and not differ, differ[:3]
