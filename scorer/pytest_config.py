@@ -51,8 +51,9 @@ def loads_implicitly(path: str) -> bool:
     """Whether `path` is one that Python's `site` or an entry-point scan loads unasked, wherever it
     lies: a directory only becomes sys.path at run time (PYTHONPATH, pytest's rootdir insertion),
     so no place in the tree is safe. `sitecustomize.py`, a `sitecustomize/` package or a sourceless
-    `sitecustomize.pyc` all import the same way."""
-    parts = path.split("/")
+    `sitecustomize.pyc` all import the same way. Matched ignoring case: importlib.metadata finds
+    `X.DIST-INFO` as it finds `x.dist-info`, and macOS and Windows import `SiteCustomize.py`."""
+    parts = path.lower().split("/")
     if parts[-1].endswith(".pth"):
         return True
     return any(p.split(".")[0] in _SITE_MODULES or p.endswith(_METADATA_DIRS) for p in parts)
