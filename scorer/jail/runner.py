@@ -170,13 +170,19 @@ class Jail:
         return self.wait_child(), None
 
     def hear(self, told: Any) -> str | None:
+        """G's first word ("ready ..." or "fail ..."), and C's "pid N" whichever comes first: G can
+        say ready before C has written G's pid, and C must never meet a closed pipe (it would die,
+        and take G and the command with it)."""
+        said = None
         for line in told:
             line = line.rstrip("\n")
             if line.startswith("pid "):
                 self.init = int(line[4:])
-            else:
-                return str(line)
-        return None
+            elif said is None:
+                said = str(line)
+            if said is not None and (self.init or said.startswith("fail ")):
+                break
+        return said
 
     def wait_child(self) -> int:
         _, status = os.waitpid(self.child, 0)
@@ -244,7 +250,8 @@ class Jail:
             os._exit(ABORTED)
         if pid == 0:
             self.in_init(libc, told_w, go_r)
-        os.write(told_w, f"pid {pid}\n".encode())
+        with contextlib.suppress(BrokenPipeError):  # P stopped listening: G failed, P will wait for us
+            os.write(told_w, f"pid {pid}\n".encode())
         os.close(told_w)
         os.close(go_r)
         _, status = os.waitpid(pid, 0)

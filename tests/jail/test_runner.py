@@ -226,3 +226,25 @@ def test_argv_for_is_the_command_line() -> None:
         "score-diff", "jail", "--write", "/w", "--read-only", "/w/.git/config",
         "--network", "on", "--level", "auto", "--backend", "auto", "--", "bash", "-c", "make",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lines", "said", "init"),
+    [
+        (["pid 7", "ready []"], "ready []", 7),
+        # G can say ready before C has written its pid: P must still hear the pid, or C meets a
+        # closed pipe and dies, killing G and the command (seen under load as BrokenPipeError)
+        (["ready []", "pid 7"], "ready []", 7),
+        (["fail unshare: Operation not permitted"], "fail unshare: Operation not permitted", 0),
+        (["pid 7"], None, 7),
+        ([], None, 0),
+    ],
+)
+def test_the_jail_hears_the_ready_line_and_the_pid_in_either_order(
+    lines: list[str], said: str | None, init: int
+) -> None:
+    from scorer.jail.runner import Jail
+
+    jail = Jail(Policy(), ["true"], env={})
+    assert jail.hear(iter(f"{line}\n" for line in lines)) == said
+    assert jail.init == init
