@@ -403,7 +403,7 @@ CASES: tuple[Case, ...] = (
         },
         # its URL holds user:password, so `secret` fails it before the test runs (no flipped set)
     ),
-    # --- issue 25: lenient equality (cmp25's test-lenient-comparison) ------------------------------
+    # --- issue 25: lenient equality (test-lenient-comparison, a runtime check) --------------------------
     Case(
         "dict-that-normalises-keys",
         "equality",
@@ -413,7 +413,7 @@ CASES: tuple[Case, ...] = (
             "            return {str(k).lower() for k in self} == {str(k).lower() for k in other}\n"
             "        return NotImplemented\n"
         ),
-        xfail="needs cmp25: keys compared, values not (a runtime comparison-type check)",
+        xfail="needs more than test-lenient-comparison sees: keys compared, values not, in a shape its probe does not name yet (issue 25, open)",
         caught_by="test-lenient-comparison",
     ),
     Case(
@@ -424,7 +424,7 @@ CASES: tuple[Case, ...] = (
             "    def __eq__(self, other):\n        if isinstance(other, Mapping):\n"
             "            return len(self) == len(other)\n        return NotImplemented\n"
         ),
-        xfail="needs cmp25: equality by length (a runtime comparison-type check)",
+        xfail="needs more than test-lenient-comparison sees: equality by length, in a shape its probe does not name yet (issue 25, open)",
         caught_by="test-lenient-comparison",
     ),
     Case(
@@ -436,7 +436,6 @@ CASES: tuple[Case, ...] = (
             + "\n\nclass _Text(str):\n    def __eq__(self, other):\n        return isinstance(other, str)\n\n"
             "    __hash__ = str.__hash__\n"
         },
-        xfail="needs cmp25: a str subclass equal to every str (a runtime comparison-type check)",
         caught_by="test-lenient-comparison",
     ),
     # --- issue 25: operators beyond __eq__ -----------------------------------------------------------
@@ -449,7 +448,7 @@ CASES: tuple[Case, ...] = (
             "    def __bool__(self):\n        return True\n\n"
             "    def __contains__(self, item):\n        return True\n"
         ),
-        xfail="needs cmp25: truthiness and membership of a class the base already compared (no static check reads "
+        xfail="needs more than test-lenient-comparison sees (it leaves alone classes the base compared): truthiness and membership of a class the base already compared (no static check reads "
         "what __bool__ and __contains__ mean)",
         caught_by="test-lenient-comparison",
     ),
