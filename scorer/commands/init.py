@@ -17,6 +17,7 @@ from .shared import add_repo, repository
 
 HELP = "write a starter manifest and the hook configuration, then print the next steps"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+GITLINK = "160000"  # a submodule's index entry: a commit, not a file
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -68,7 +69,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     target = manifest_rel(job) if args.per_job else DEFAULT_MANIFEST
     created = [target + ".sha256", *([PRE_COMMIT_CONFIG] if args.hooks == "pre-commit" else [])]
     files = sorted({*repo.file_names(), *created})
-    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, target)
+    # Protected tests from git's index, not the disk: an untracked test file is nobody's promise yet.
+    tracked = [path for path, (mode, _) in repo.index_entries(()).items() if mode != GITLINK]
+    manifest, commands = starter_manifest(files, lambda rel: _read(root, rel), job, target, tracked=tracked)
     text = json.dumps(manifest, indent=2) + "\n"
     parse_manifest(text.encode(), "the starter manifest")  # what init writes always validates
     # A manifest or config already there is the user's (edited, as step 1 says): kept, not an error.
@@ -136,6 +139,12 @@ def _next_steps(
     import shlex
 
     test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
+    guarded = manifest["protected_tests"]
+    protected = (
+        f"protected_tests ({', '.join(guarded)}) are the tracked test files the job may add to, never weaken"  # type: ignore[arg-type]
+        if guarded
+        else "git tracks no test file, so protected_tests is empty: list the tests the job may not weaken"
+    )
     found = "; also found: " + ", ".join(shlex.join(c) for c in commands[1:]) if len(commands) > 1 else ""
     hooks = {
         "git": "install the hooks: already done in this clone (score-diff install-hook in every other clone)",
@@ -148,7 +157,7 @@ def _next_steps(
     branch_for = f"agent-{manifest['job_id']}" if args.per_job else "agent-<job>"
     return f"""next steps:
   1. edit {target}: say what the job is in description, narrow allowed_paths to the files this job may
-     change; required_test is `{test}`{found}
+     change; required_test is `{test}`{found}; {protected}
   2. pin it: {pin}   (writes {target}.sha256; pin refuses the unedited starter)
   3. commit the fence on the base branch before the agent starts:
      git switch {base} && git add {commit} && git commit -m "score-diff: job fence"

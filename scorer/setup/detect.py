@@ -3,6 +3,7 @@ and the blast-radius paths that exist. Pure: a file listing in, a manifest dict 
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 from collections.abc import Callable, Sequence
@@ -23,6 +24,23 @@ STARTER_DESCRIPTION = (
     "Starter fence written by score-diff init: narrow allowed_paths to the files this job "
     "may change, and check required_test, before an agent starts."
 )  # init's own words: a manifest still saying them is the unedited starter (pin refuses it)
+# Test files by the names their runners collect (pytest's test_*.py and *_test.py, unittest's test*.py, go
+# test, jest and mocha, rspec, JUnit): what a starter protects, so a new fence does not start empty.
+TEST_FILE_NAMES = (
+    "test*.py",
+    "*_test.py",
+    "*_test.go",
+    "*.test.js",
+    "*.test.ts",
+    "*.test.jsx",
+    "*.test.tsx",
+    "*.spec.js",
+    "*.spec.ts",
+    "*_spec.rb",
+    "*_test.rb",
+    "*Test.java",
+    "*Test.kt",
+)
 PYTHON = "python3"  # found on PATH wherever the test runs: never a path inside the clone (.venv/...), which CI lacks
 Reader = Callable[[str], bytes | None]  # a file's bytes by repo-relative path, None when absent
 
@@ -37,6 +55,19 @@ def test_dirs(files: Sequence[str]) -> list[str]:
                 found.add("/".join(parts[: i + 1]))
                 break
     return sorted(found, key=lambda d: (d.count("/"), d))
+
+
+def protected_globs(tracked: Sequence[str]) -> list[str]:
+    """`protected_tests` for the test files git tracks: `DIR/**/NAME` for those under a test directory
+    (so a test file added there later is protected too), the exact path for one elsewhere."""
+    found: set[str] = set()
+    for path in tracked:
+        name = next((n for n in TEST_FILE_NAMES if fnmatch.fnmatchcase(posixpath.basename(path), n)), None)
+        if name is None:
+            continue
+        home = test_dirs([path])
+        found.add(f"{home[0]}/**/{name}" if home else path)
+    return sorted(found)
 
 
 def _python_tests(files: Sequence[str], read: Reader, python: str) -> tuple[str, ...] | None:
@@ -107,9 +138,15 @@ def source_globs(files: Sequence[str], tests: Sequence[str], forbidden: Sequence
 
 
 def starter_manifest(
-    files: Sequence[str], read: Reader, job_id: str, manifest_path: str, python: str = PYTHON
+    files: Sequence[str],
+    read: Reader,
+    job_id: str,
+    manifest_path: str,
+    python: str = PYTHON,
+    tracked: Sequence[str] = (),
 ) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
-    """The starter manifest and every test command found (the first one is in the manifest)."""
+    """The starter manifest and every test command found (the first one is in the manifest).
+    `tracked`: the files in git's index, whose test files become `protected_tests`."""
     tests = test_dirs(files)
     commands = test_commands(files, read, python)
     forbidden = sensitive_globs_present(files, manifest_path)
@@ -120,6 +157,7 @@ def starter_manifest(
         "forbidden_globs": forbidden,
         "required_test": list(commands[0] if commands else NO_TEST_FOUND),
         "max_files_changed": 20,
+        "protected_tests": protected_globs(tracked),
     }
     return manifest, commands
 

@@ -242,3 +242,69 @@ def test_install_hook_without_a_base_branch_says_so(repo: GitRepo) -> None:
     code, out = run_cli(["install-hook", "--repo", str(repo.root)])
     assert code == 0 and "no base branch found" in out and "pass --since BRANCH" in out, out
     assert "--since" not in (repo.root / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+
+
+def test_init_protects_the_test_files_git_tracks_and_a_weakened_one_is_blocked(repo: GitRepo) -> None:
+    _project(repo)
+    repo.write("tests/test_app.py", "from src.app import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root)])
+    assert code == 0, out
+    manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["protected_tests"] == ["tests/**/test*.py"]
+    assert "protected_tests (tests/**/test*.py) are the tracked test files" in out
+    repo.commit("the fence")
+    repo.git("checkout", "-q", "-b", "agent-fix")
+    base_test = (repo.root / "tests/test_app.py").read_text(encoding="utf-8")
+    repo.write("tests/test_app.py", base_test + "\n\ndef test_g():\n    assert 1 + 1 == 2\n")
+    assert run_cli(["--repo", str(repo.root), "--skip-test", "--no-log"])[0] == 0  # adding is the job's right
+    repo.write("tests/test_app.py", base_test.replace("assert f() == 1", "f()"))
+    repo.git("add", "tests/test_app.py")
+    blocked = repo.git("commit", "-q", "-m", "the assertion gone", check=False)
+    assert blocked.returncode != 0
+    assert "FAIL [test-weakened] tests/test_app.py" in blocked.stdout + blocked.stderr
+
+
+def test_init_with_no_tracked_test_file_protects_none_and_says_so(repo: GitRepo) -> None:
+    repo.write("src/app.py", "def f():\n    return 1\n")
+    repo.commit("initial")
+    code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "none"])
+    assert code == 0, out
+    assert json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))["protected_tests"] == []
+    assert "git tracks no test file, so protected_tests is empty" in out
+
+
+def test_init_proposes_no_untracked_test_file_only_what_the_index_holds(repo: GitRepo) -> None:
+    repo.write("src/app.py", "def f():\n    return 1\n")
+    repo.write("tests/test_gone.py", "def test_g():\n    assert True\n")
+    repo.commit("initial")
+    repo.git("rm", "-q", "--cached", "tests/test_gone.py")  # still on disk, no longer in the index
+    repo.write("tests/test_new.py", "def test_n():\n    assert True\n")  # on disk, never added
+    repo.write("lib/test_staged.py", "def test_s():\n    assert True\n")
+    repo.git("add", "lib/test_staged.py")  # staged, not committed: in the index
+    code, out = run_cli(["init", "--repo", str(repo.root), "--hooks", "none"])
+    assert code == 0, out
+    manifest = json.loads((repo.root / "job_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["protected_tests"] == ["lib/test_staged.py"]
+    assert "tests/**" in manifest["allowed_paths"]  # the directory is still the job's to work in
+
+
+@pytest.mark.parametrize(
+    ("tracked", "expected"),
+    [
+        (["tests/test_a.py", "tests/unit/test_b.py"], ["tests/**/test*.py"]),
+        (["src/pkg/tests/test_a.py", "src/pkg/a.py"], ["src/pkg/tests/**/test*.py"]),
+        (["pkg/util_test.go", "pkg/util.go"], ["pkg/util_test.go"]),
+        (["web/__tests__/app.test.tsx", "web/app.tsx"], ["web/__tests__/**/*.test.tsx"]),
+        (["spec/model_spec.rb"], ["spec/**/*_spec.rb"]),
+        (["tests/helpers_test.py", "tests/test_x.py"], ["tests/**/*_test.py", "tests/**/test*.py"]),
+        # must not fire: helpers, fixtures and configuration under a test directory, and code
+        (["tests/conftest.py", "tests/fixtures/data.json", "tests/helpers.py", "src/app.py"], []),
+        (["src/contest.py", "src/latest.py", "attest.go"], []),
+        ([], []),
+    ],
+)
+def test_the_protected_tests_are_read_off_the_tracked_files(tracked: list[str], expected: list[str]) -> None:
+    assert detect.protected_globs(tracked) == expected
+    manifest, _ = starter_manifest(tracked, _reader({}), "j", "job_manifest.json", tracked=tracked)
+    assert manifest["protected_tests"] == expected
