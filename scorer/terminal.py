@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 _ANSI = {"red": "\033[31m", "green": "\033[32m", "yellow": "\033[33m", "bold": "\033[1m", "reset": "\033[0m"}
@@ -93,6 +94,22 @@ def progress_stream(
         return (opener or _open_tty)(TTY)
     except OSError:  # no controlling terminal (ENXIO): a commit from a script or an IDE
         return None
+
+
+@contextlib.contextmanager
+def progress_line(
+    stderr: TextIO, environ: Mapping[str, str], opener: Callable[[str], TextIO] | None = None
+) -> Iterator[Progress | None]:
+    """A Progress where `progress_stream` says a person is looking, None where nobody is; on the
+    way out its line is cleared and a /dev/tty it opened is closed. Never stdout: that is the
+    report's, and `--format json` there is read by a program."""
+    stream = progress_stream(stderr, environ, opener)
+    progress = Progress(stream, close=stream is not stderr) if stream is not None else None
+    try:
+        yield progress
+    finally:
+        if progress is not None:
+            progress.done()
 
 
 def _open_tty(path: str) -> TextIO:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..context import Context
 from ..report import FORMATS
-from .shared import add_gate, add_job_branch, add_log_db, add_manifest, emit, log_decision, repository
+from .shared import add_gate, add_log_db, add_scope, emit, log_decision, repository, scope_options
 
 HELP = "score the change (the default when no subcommand is given)"
 
@@ -29,23 +29,7 @@ class _OutputAction(argparse.Action):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_manifest(p)
-    p.add_argument(
-        "--job",
-        help="score against this job's manifest, .score-diff/jobs/JOB.json (read at --base "
-        "in --base mode); default: the job the branch names (--job-branch)",
-    )
-    add_job_branch(p)
-    p.add_argument("--repo", default=".", help="repository to score (default: the current directory)")
-    p.add_argument("--base", help="score the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
-    p.add_argument("--head", help="with --base: the head commit (default HEAD)")
-    p.add_argument(
-        "--since",
-        metavar="REF",
-        help="the hook's mode when the base is known: score the working tree against merge-base(REF, HEAD), "
-        "so the branch's commits and what is not committed yet are scored together, as CI's --base REF "
-        "will score them (the manifest is read at REF)",
-    )
+    add_scope(p)
     p.add_argument(
         "--format",
         dest="fmt",
@@ -104,42 +88,32 @@ def _branch_skipped(args: argparse.Namespace, ctx: Context) -> str | None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    from ..pipeline import Options, could_not_score, score
-    from ..terminal import Progress, progress_stream, use_colour
+    from ..pipeline import could_not_score, score
+    from ..terminal import progress_line, use_colour
 
     outputs = getattr(args, "outputs", None) or [["text", None]]
-    stream = progress_stream(ctx.stderr, ctx.environ)
-    progress = Progress(stream, close=stream is not ctx.stderr) if stream is not None else None
-    try:
-        skipped = _branch_skipped(args, ctx)
-        if skipped is not None:
-            from ..secrets.redaction import redact  # a branch name is free text the job chose
+    with progress_line(ctx.stderr, ctx.environ) as progress:
+        try:
+            skipped = _branch_skipped(args, ctx)
+            if skipped is not None:
+                from ..secrets.redaction import redact  # a branch name is free text the job chose
 
-            ctx.stdout.write(f"score-diff: branch {redact(skipped)!r} does not match --branches; not scored\n")
-            return 0
-        opts = Options(
-            repo=args.repo,
-            manifest=args.manifest,
-            base=args.base,
-            head=args.head,
-            since=args.since,
-            skip_test=args.skip_test,
-            shadow=args.shadow,
-            cwd=ctx.cwd,
-            manifest_sha256=args.manifest_sha256,
-            message_files=tuple(args.message_file),
-            defer_justifications=args.defer_justifications,
-            progress=progress,
-            job=args.job,
-            job_branch=args.job_branch,
-            reuse_test=getattr(args, "reuse_test", False),
-        )
-        result = score(opts, ctx.environ)
-    except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
-        result = could_not_score(exc, "range" if args.base else "worktree")
-    finally:
-        if progress is not None:
-            progress.done()
+                ctx.stdout.write(f"score-diff: branch {redact(skipped)!r} does not match --branches; not scored\n")
+                return 0
+            opts = scope_options(
+                args,
+                ctx,
+                progress,
+                skip_test=args.skip_test,
+                shadow=args.shadow,
+                manifest_sha256=args.manifest_sha256,
+                message_files=tuple(args.message_file),
+                defer_justifications=args.defer_justifications,
+                reuse_test=getattr(args, "reuse_test", False),
+            )
+            result = score(opts, ctx.environ)
+        except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
+            result = could_not_score(exc, "range" if args.base else "worktree")
     emit(result, outputs, ctx, use_colour(args.color, ctx.stdout, ctx.environ))
     log_decision(result, args, ctx)
     return result.exit_code

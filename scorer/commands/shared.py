@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..report import FORMATS, render
@@ -14,6 +14,7 @@ from ..report import FORMATS, render
 if TYPE_CHECKING:
     from ..inspection.git import Repository
     from ..model import Result
+    from ..pipeline import Options
 
 MANIFEST_HELP = "job manifest (default: $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root)"
 LOG_DB_HELP = "decision log (default: <git dir>/score-diff/decisions.sqlite3)"
@@ -40,6 +41,48 @@ def add_job_branch(p: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         help="the branch pattern whose '*' names the job: on branch agent-fix the manifest is "
         ".score-diff/jobs/fix.json when it exists (default agent-*)",
+    )
+
+
+def add_scope(p: argparse.ArgumentParser) -> None:
+    """What is scored and against which fence: `score-diff` and `score-diff test` take the same
+    options, so the test a hint names runs on exactly the change the gate scored."""
+    add_manifest(p)
+    p.add_argument(
+        "--job",
+        help="this job's manifest, .score-diff/jobs/JOB.json (read at --base in --base mode); "
+        "default: the job the branch names (--job-branch)",
+    )
+    add_job_branch(p)
+    add_repo(p)
+    p.add_argument("--base", help="the commits from merge-base(BASE, HEAD) to HEAD (CI / review mode)")
+    p.add_argument("--head", help="with --base: the head commit (default HEAD)")
+    p.add_argument(
+        "--since",
+        metavar="REF",
+        help="the hook's mode when the base is known: the working tree against merge-base(REF, HEAD), "
+        "so the branch's commits and what is not committed yet are scored together, with REF's tests, "
+        "as CI's --base REF will score them (the manifest is read at REF)",
+    )
+
+
+def scope_options(
+    args: argparse.Namespace, ctx: Context, progress: Callable[[float], None] | None, **rest: Any
+) -> Options:
+    """The pipeline's Options for the options `add_scope` declared, plus the command's own `rest`."""
+    from ..pipeline import Options
+
+    return Options(
+        repo=args.repo,
+        manifest=args.manifest,
+        base=args.base,
+        head=args.head,
+        since=args.since,
+        cwd=ctx.cwd,
+        progress=progress,
+        job=args.job,
+        job_branch=args.job_branch,
+        **rest,
     )
 
 
@@ -126,8 +169,10 @@ __all__ = [
     "add_log_db",
     "add_manifest",
     "add_repo",
+    "add_scope",
     "emit",
     "log_decision",
     "manifest_file",
+    "scope_options",
     "spare_log",
 ]

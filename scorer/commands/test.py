@@ -16,19 +16,13 @@ from __future__ import annotations
 import argparse
 
 from ..context import Context
-from .shared import add_job_branch, add_manifest
+from .shared import add_scope, scope_options
 
 HELP = "run the required test exactly as the gate does (the base's tests on your code) and print its output"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_manifest(p)
-    p.add_argument("--job", help="this job's manifest, .score-diff/jobs/JOB.json (default: the branch's job)")
-    add_job_branch(p)
-    p.add_argument("--repo", default=".", help="repository (default: the current directory)")
-    p.add_argument("--since", metavar="REF", help="as the hook with --since REF: the base's tests from the merge-base")
-    p.add_argument("--base", help="as CI's --base: the commits from merge-base(BASE, HEAD) to HEAD")
-    p.add_argument("--head", help="with --base: the head commit (default HEAD)")
+    add_scope(p)
     p.add_argument(
         "--spec",
         action="store_true",
@@ -38,28 +32,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..model import TEST_PASSED
-    from ..pipeline import Options, test_as_gate
+    from ..pipeline import test_as_gate
     from ..report.escape import printable
-    from ..terminal import Progress
+    from ..terminal import progress_line
 
-    progress = Progress(ctx.stderr) if ctx.stderr.isatty() else None
-    opts = Options(
-        repo=args.repo,
-        manifest=args.manifest,
-        base=args.base,
-        head=args.head,
-        since=args.since,
-        cwd=ctx.cwd,
-        progress=progress,
-        job=args.job,
-        job_branch=args.job_branch,
-        spec_only=args.spec,
-    )
-    try:
-        test = test_as_gate(opts, ctx.environ)
-    finally:
-        if progress is not None:
-            progress.done()
+    # The progress goes where score's does (a terminal, or /dev/tty under pre-commit), never stdout.
+    with progress_line(ctx.stderr, ctx.environ) as progress:
+        test = test_as_gate(scope_options(args, ctx, progress, spec_only=args.spec), ctx.environ)
     shown = " ".join(test.argv)
     lines = [f"score-diff test: `{shown}`, as the gate runs it ({test.duration_s:.1f}s)"]
     if test.output_tail:
