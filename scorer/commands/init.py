@@ -139,9 +139,9 @@ def _next_steps(
     import shlex
 
     test = shlex.join(manifest["required_test"])  # type: ignore[arg-type]
-    guarded = manifest["protected_tests"]
+    guarded: list[str] = manifest["protected_tests"]  # type: ignore[assignment]
     protected = (
-        f"protected_tests ({', '.join(guarded)}) are the tracked test files the job may add to, never weaken"  # type: ignore[arg-type]
+        f"protected_tests ({', '.join(guarded)}) are the tracked test files the job may add to, never weaken"
         if guarded
         else "git tracks no test file, so protected_tests is empty: list the tests the job may not weaken"
     )
@@ -157,7 +157,8 @@ def _next_steps(
     branch_for = f"agent-{manifest['job_id']}" if args.per_job else "agent-<job>"
     return f"""next steps:
   1. edit {target}: say what the job is in description, narrow allowed_paths to the files this job may
-     change; required_test is `{test}`{found}; {protected}
+     change; required_test is `{test}`{found};
+     {protected}
   2. pin it: {pin}   (writes {target}.sha256; pin refuses the unedited starter)
   3. commit the fence on the base branch before the agent starts:
      git switch {base} && git add {commit} && git commit -m "score-diff: job fence"
