@@ -66,8 +66,17 @@ def protected_globs(tracked: Sequence[str]) -> list[str]:
         if name is None:
             continue
         home = test_dirs([path])
-        found.add(f"{home[0]}/**/{name}" if home else path)
+        found.add(f"{_as_glob(home[0])}/**/{name}" if home else _as_glob(path))
     return sorted(found)
+
+
+def _as_glob(path: str) -> str:
+    """A path as a glob that matches it: `[`, `]` and `\\` each as `?`, and a leading `!` or `#`, since
+    the manifest reads `[x]` as a class (`test_[x].py` would miss itself), `\\` as `/` and `!` as a
+    negation, and has no escape. `?` matches more than the one file, never less: a protection may be
+    wider than asked, never narrower."""
+    glob = "".join("?" if c in "[]\\" else c for c in path)
+    return "?" + glob[1:] if glob[:1] in ("!", "#") else glob
 
 
 def _python_tests(files: Sequence[str], read: Reader, python: str) -> tuple[str, ...] | None:
@@ -125,7 +134,7 @@ def sensitive_globs_present(files: Sequence[str], manifest_path: str) -> list[st
         parts = f.split("/")
         ancestor = next(("/".join(parts[:i]) for i in range(1, len(parts)) if classify("/".join(parts[:i]))), None)
         # A root file is spelt ./NAME: the root file exactly, which load's root-only warning leaves alone.
-        found.add(f"{ancestor}/**" if ancestor else f if "/" in f else f"./{f}")
+        found.add(f"{_as_glob(ancestor)}/**" if ancestor else _as_glob(f) if "/" in f else f"./{_as_glob(f)}")
     return sorted(found)
 
 
@@ -134,7 +143,7 @@ def source_globs(files: Sequence[str], tests: Sequence[str], forbidden: Sequence
     tops = {f.split("/")[0] for f in files if "/" in f}
     skip = {t.split("/")[0] for t in tests} | {g.removesuffix("/**").removeprefix("./") for g in forbidden}
     dirs = sorted(d for d in tops if not d.startswith(".") and d.lower() not in NOT_SOURCE and d not in skip)
-    return [f"{d}/**" for d in dirs] or ["src/**"]
+    return [f"{d}/**" for d in dirs if _as_glob(d) == d] or ["src/**"]  # a grant is exact or left out
 
 
 def starter_manifest(
@@ -153,7 +162,7 @@ def starter_manifest(
     manifest = {
         "job_id": job_id,
         "description": STARTER_DESCRIPTION,
-        "allowed_paths": [*source_globs(files, tests, forbidden), *(f"{t}/**" for t in tests)],
+        "allowed_paths": [*source_globs(files, tests, forbidden), *(f"{t}/**" for t in tests if _as_glob(t) == t)],
         "forbidden_globs": forbidden,
         "required_test": list(commands[0] if commands else NO_TEST_FOUND),
         "max_files_changed": 20,

@@ -308,3 +308,51 @@ def test_the_protected_tests_are_read_off_the_tracked_files(tracked: list[str], 
     assert detect.protected_globs(tracked) == expected
     manifest, _ = starter_manifest(tracked, _reader({}), "j", "job_manifest.json", tracked=tracked)
     assert manifest["protected_tests"] == expected
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "lib/test_[x].py",  # as a glob, [x] is a class: the file would not match its own entry
+        "src/[pkg]/tests/test_a.py",
+        "lib/test_a\\b.py",  # the manifest reads a backslash as /
+        "!w/test_a.py",
+        "#w/test_a.py",
+        "a b/test_a.py",
+        "lib/test_*.py",
+    ],
+)
+def test_each_proposed_entry_protects_the_file_it_was_read_from(path: str) -> None:
+    """Through the manifest loader and its matcher, as the check reads them: never a file left out."""
+    from scorer.manifest.globs import PathMatcher
+    from scorer.manifest.load import parse_manifest
+
+    manifest, _ = starter_manifest([path], _reader({}), "j", "job_manifest.json", tracked=[path])
+    loaded = parse_manifest(json.dumps(manifest).encode(), "the starter")
+    assert loaded.protected_tests and PathMatcher(loaded.protected_tests)(path), loaded.protected_tests
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        ["!w/test_a.py", "!w/app.py"],  # '!w/**' would be a negation: the starter would not even load
+        ["[x]/tests/test_a.py", "[x]/app.py", "ok/app.py"],
+        ["[x]/.env", "cfg/.env[1]", ".env", "src/app.py"],
+    ],
+)
+def test_the_starter_loads_and_its_entries_never_miss_their_files(files: list[str]) -> None:
+    """A grant is exact or left out (never wider than the directory), a denial or a protection may be
+    wider but always covers the file it names; read through the loader and the matcher the checks use."""
+    from scorer.checks.sensitive import classify
+    from scorer.manifest.globs import PathMatcher, grant_matcher
+    from scorer.manifest.load import parse_manifest
+
+    manifest, _ = starter_manifest(files, _reader({}), "j", "job_manifest.json", tracked=files)
+    loaded = parse_manifest(json.dumps(manifest).encode(), "the starter")
+    forbidden = PathMatcher(loaded.forbidden_globs)
+    assert all(forbidden(f) for f in files if classify(f) is not None), loaded.forbidden_globs
+    protected = PathMatcher(loaded.protected_tests)
+    assert all(protected(f) for f in files if detect.protected_globs([f])), loaded.protected_tests
+    granted = grant_matcher(loaded.allowed_paths)
+    unspellable = [f for f in files if f[:1] in "!#" or "[" in f.split("/")[0]]  # no glob names them exactly
+    assert not any(granted(f) for f in unspellable), loaded.allowed_paths
