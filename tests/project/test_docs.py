@@ -22,7 +22,8 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench
 IDS = [str(p.relative_to(ROOT)) for p in DOCS]
 README = ROOT / "README.md"
 
-FENCE = re.compile(r"^( *)(`{3,})([\w-]*)[^\n]*\n(.*?)^\1\2 *$", re.M | re.S)
+# A fenced block opens with three or more backticks or tildes (CommonMark), and closes with the same.
+FENCE = re.compile(r"^( *)(`{3,}|~{3,})([\w-]*)[^\n]*\n(.*?)^\1\2 *$", re.M | re.S)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#{1,6} +(.+?) *$", re.M)
@@ -703,6 +704,7 @@ def test_every_test_the_table_names_exists():
     [
         ("```sh\nscore-diff frobnicate --now\n```\n", ["score-diff frobnicate --now"]),  # must be listed
         ("```\nscore-diff frobnicate\n```\n", ["score-diff frobnicate"]),  # no language tag: still a command
+        ("~~~sh\nscore-diff frobnicate\n~~~\n", ["score-diff frobnicate"]),  # a tilde fence is a fence too
         ("```bash\n  score-diff pin &&   # 3. pin it\n```\n", ["score-diff pin"]),
         ("```console\n$ python -m scorer jobs\noutput\n```\n", ["python -m scorer jobs"]),
         ("```sh\nscore-diff log [--job ID]\n```\n", []),  # a synopsis
