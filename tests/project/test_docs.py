@@ -595,6 +595,7 @@ EXAMPLE_DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 # score-diff where a shell runs it: first on the line, after `&&`, `|`, `;`, `{`, `(` or `exec`; and
 # `python -m scorer`. Not a word inside an argument (`git commit -m "score-diff: job fence"`).
 SCORE_DIFF = re.compile(r"(?:^|[;&|({]\s*|\bexec\s+)score-diff(?![\w./-])|(?<![\w-])-m scorer\b")
+STARTS_COMMAND = re.compile(r"(?:exec\s+)?(?:\S*python[\d.]*\s+-m scorer\b|score-diff(?![\w./-]))")
 SYNOPSIS = re.compile(r"\s\[[^\]]+\]")  # `[--job ID]`, `[the same options]`: a grammar to read, not to run
 NEWCOMER = "tests/e2e/test_newcomer.py::test_the_newcomer_path"  # pastes the README's set-up block
 QUICK_START = "tests/project/test_docs.py::test_the_quick_start_works_as_written"
@@ -654,8 +655,9 @@ def _example_line(line: str) -> str:
 
 
 def fenced_examples(path: Path) -> list[str]:
-    """Each score-diff command line of a shell block (a console block's `$ ` lines; an untagged or text
-    block's lines that start with the command) and each manifest shown in `path`, synopses left out."""
+    """Each score-diff command line of a shell block (a console block's `$ ` lines; in a block of any
+    other language, zsh or powershell or output, the lines that start with the command), each
+    manifest and each pre-commit config shown in `path`; synopses left out."""
     found: list[str] = []
     for lang, body in blocks(read(path)):
         if lang == "json":
@@ -665,13 +667,11 @@ def fenced_examples(path: Path) -> list[str]:
         if lang == "yaml" and "repos:" in body:  # a pre-commit config: its hooks are score-diff commands
             found += [f"pre-commit config: {r['repo']}" for r in yaml.safe_load(body)["repos"]]
             continue
-        if lang not in SHELL_LANGS:
-            continue
         lines = [line.strip() for line in body.replace("\\\n", " ").splitlines()]
         if lang == "console":
             lines = [line[2:] for line in lines if line.startswith("$ ")]
-        elif lang in ("", "text"):  # output and file listings; a command there starts the line
-            lines = [line for line in lines if SCORE_DIFF.match(line)]
+        elif lang not in SHELL_LANGS - {"", "text"}:  # output, listings, other shells: a command starts the line
+            lines = [line for line in lines if STARTS_COMMAND.match(line)]
         for line in map(_example_line, lines):
             if SCORE_DIFF.search(line) and not SYNOPSIS.search(line):
                 found.append(line.removeprefix("$ "))
@@ -705,6 +705,8 @@ def test_every_test_the_table_names_exists():
         ("```sh\nscore-diff frobnicate --now\n```\n", ["score-diff frobnicate --now"]),  # must be listed
         ("```\nscore-diff frobnicate\n```\n", ["score-diff frobnicate"]),  # no language tag: still a command
         ("~~~sh\nscore-diff frobnicate\n~~~\n", ["score-diff frobnicate"]),  # a tilde fence is a fence too
+        ("```zsh\nscore-diff frobnicate\n```\n", ["score-diff frobnicate"]),  # a shell the table does not name
+        ("```python\nrun(['score-diff'])\n```\n", []),  # code that names it, not a command
         ("```bash\n  score-diff pin &&   # 3. pin it\n```\n", ["score-diff pin"]),
         ("```console\n$ python -m scorer jobs\noutput\n```\n", ["python -m scorer jobs"]),
         ("```sh\nscore-diff log [--job ID]\n```\n", []),  # a synopsis
