@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,6 +42,8 @@ TEST_FILE_NAMES = (
     "*Test.java",
     "*Test.kt",
 )
+# All of them in one expression, a group each, as fnmatch reads them: one match per file of a large index.
+_TEST_FILE = re.compile("|".join(f"(?P<n{i}>{fnmatch.translate(n)})" for i, n in enumerate(TEST_FILE_NAMES)))
 PYTHON = "python3"  # found on PATH wherever the test runs: never a path inside the clone (.venv/...), which CI lacks
 Reader = Callable[[str], bytes | None]  # a file's bytes by repo-relative path, None when absent
 
@@ -62,9 +65,10 @@ def protected_globs(tracked: Sequence[str]) -> list[str]:
     (so a test file added there later is protected too), the exact path for one elsewhere."""
     found: set[str] = set()
     for path in tracked:
-        name = next((n for n in TEST_FILE_NAMES if fnmatch.fnmatchcase(posixpath.basename(path), n)), None)
-        if name is None:
+        matched = _TEST_FILE.match(posixpath.basename(path))
+        if matched is None:
             continue
+        name = TEST_FILE_NAMES[int(str(matched.lastgroup)[1:])]  # the group that matched: n<index>
         home = test_dirs([path])
         found.add(f"{_as_glob(home[0])}/**/{name}" if home else _as_glob(path))
     return sorted(found)
