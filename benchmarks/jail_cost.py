@@ -6,8 +6,8 @@
 The project (a plain source tree, for example psf/requests exported with `git archive`) is
 copied to a temporary repository and committed on `main`; one line appended to `--source`
 is the uncommitted change scored. Two manifests differ only in `test_envelope` (`required` by
-default, and `off`); each round runs score-diff once with each, in a fixed order, so that both
-see the same load. Reported: medians of the whole run's wall time and of the test run (the
+default, and `off`); each round runs score-diff once with each, the order reversed every other
+round, so that both see the same load. Reported: medians of the whole run's wall time and of the test run (the
 report's `test.duration_s`, start to reap), their ratio, and which layers the jail named.
 The benchmark stops unless every run PASSes: timing a failing test says nothing.
 """
@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         test: dict[str, list[float]] = {p: [] for p in POLICIES}
         layers: dict[str, object] = {}
         for round_ in range(args.runs + 1):  # the first round warms the caches and is not counted
-            for policy in POLICIES:
+            for policy in POLICIES if round_ % 2 else POLICIES[::-1]:  # ABBA: a drift in load hits both
                 cmd = [script, "--repo", str(repo), "--manifest", str(manifests[policy]), "--no-log"]
                 took, facts = _run([*cmd, "--format", "json", "--output", str(report), "--format", "text"], report)
                 layers.setdefault(policy, facts.get("envelope"))
@@ -109,8 +109,9 @@ def _print(
     print(f"{args.runs} interleaved rounds, test_envelope {args.policy} against off; medians:")
     for label, samples in (("whole score-diff run", wall), ("test run (duration_s)", test)):
         jail, off = (statistics.median(samples[p]) for p in POLICIES)
-        shown = ", ".join(f"{v:.2f}" for v in samples["jail"])
-        print(f"  {label:22} jail {jail:6.2f} s  off {off:6.2f} s  ratio {jail / off:.2f}x  (jail samples {shown})")
+        print(f"  {label:22} jail {jail:6.2f} s  off {off:6.2f} s  ratio {jail / off:.2f}x")
+        for p in POLICIES:
+            print(f"    {p} samples: {', '.join(f'{v:.2f}' for v in samples[p])}")
     for policy in POLICIES:
         evidence = layers.get(f"{policy} evidence")
         if isinstance(evidence, dict):
