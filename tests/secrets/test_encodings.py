@@ -138,3 +138,39 @@ def test_a_secret_straddling_the_cut_shows_no_part_of_itself(shift: int) -> None
     shown = tail(output)
     assert not any(token[i : i + 8] in shown for i in range(4, len(token) - 8)), shown[:120]
     assert not any(encoded[i : i + 8] in shown for i in range(len(encoded) - 8)), shown[:120]
+
+
+# --- every field of a result, the observer's log with its digest --------------------------------
+
+
+def test_a_given_secret_is_masked_in_every_field_and_the_observer_log_digest_follows() -> None:
+    from scorer.model import EnvelopeFacts, Result, TestOutcome, Violation
+    from scorer.secrets.redaction import redacted_result
+    from scorer.testrun.envelope import log_digest
+    from scorer.verify import _log_digest
+
+    value = base64.b32encode(os.urandom(20)).decode()
+    hexed, b64 = value.encode().hex(), base64.urlsafe_b64encode(b"x" + value.encode()).decode()
+    observed = (f"wrote /tmp/{hexed}", "connected to 127.0.0.1:80")
+    result = Result(
+        verdict="FAIL",
+        exit_code=1,
+        job_id="job",
+        mode="worktree",
+        violations=(Violation("test-envelope", f"the test wrote /tmp/{hexed}", f"src/{b64}.txt"),),
+        test=TestOutcome(
+            "failed",
+            reason=f"exited 1 after printing {value}",
+            envelope=EnvelopeFacts(
+                "auto", missing=(f"network: {b64}",), observed=observed, log_sha256=log_digest(observed)
+            ),
+        ),
+        warnings=(f"left {hexed.upper()} behind",),
+    )
+    shown = redacted_result(result, {value})
+    text = repr(shown)
+    assert value not in text and hexed not in text.lower() and b64[4:-4] not in text, text
+    envelope = shown.test.envelope
+    assert envelope is not None and envelope.observed == ("wrote /tmp/****", "connected to 127.0.0.1:80")
+    assert envelope.log_sha256 == log_digest(envelope.observed) == _log_digest(list(envelope.observed))
+    assert redacted_result(result) == result  # nothing in it is secret-shaped: unknown, it stays
