@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -364,7 +364,14 @@ def judge(repo: Repository, inspected: Inspected, opts: Options, environ: Mappin
     violations = _with_hints(
         repo, ins, inspected.manifest, inspected.rel, [*found.violations, *check_test(test), *after]
     )
-    return _result(inspected, ins, found, test, violations, shadow)
+    return _result(inspected, ins, found, test, violations, shadow, _given_secrets(inspected.job, environ))
+
+
+def _given_secrets(job: Job, environ: Mapping[str, str]) -> frozenset[str]:
+    """The secret values the required test is given (test_env): masked in every report field."""
+    from .testrun.environment import secrets_given, test_environment
+
+    return secrets_given(test_environment(environ, job.manifest.test_env))
 
 
 def _after_test(given: CheckInput, test: TestOutcome) -> list[Violation]:
@@ -400,7 +407,13 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
 
 
 def _result(
-    inspected: Inspected, ins: Inspection, found: Findings, test: TestOutcome, violations: list[Violation], shadow: bool
+    inspected: Inspected,
+    ins: Inspection,
+    found: Findings,
+    test: TestOutcome,
+    violations: list[Violation],
+    shadow: bool,
+    known: frozenset[str] = frozenset(),
 ) -> Result:
     from .checks.paths import allowed_paths
 
@@ -427,7 +440,8 @@ def _result(
             shadow=shadow,
             version=__version__,
             description=manifest.description,
-        )
+        ),
+        known,
     )
 
 
@@ -459,11 +473,12 @@ def _with_hints(
     return hints.annotate(violations, scene)
 
 
-def redacted(result: Result) -> Result:
-    """Every free text a report can carry, paths included, with secret shapes masked."""
+def redacted(result: Result, known: Iterable[str] = ()) -> Result:
+    """Every free text a report can carry, paths included, with secret shapes masked, and every
+    form of a secret found in it or `known` (the secrets the test was given)."""
     from .secrets.redaction import redacted_result
 
-    return redacted_result(result)
+    return redacted_result(result, known)
 
 
 def could_not_score(exc: BaseException, mode: str, started_at: str = "") -> Result:

@@ -16,7 +16,17 @@ from ..builtin_names import DETECTOR_IDS
 from ..model import AddedMatch, AddedText, Violation
 from .detector_table import _SECRETS, DETECTORS, RISKY_SHELL, SECRET, Detector, _value
 
-__all__ = ["DETECTORS", "DETECTOR_IDS", "RISKY_SHELL", "SECRET", "Detector", "redact", "redact_with_counts", "scan"]
+__all__ = [
+    "DETECTORS",
+    "DETECTOR_IDS",
+    "RISKY_SHELL",
+    "SECRET",
+    "Detector",
+    "redact",
+    "redact_found",
+    "redact_with_counts",
+    "scan",
+]
 
 MASK = "****"
 MAX_PER_DETECTOR = 100  # a flood of matches is listed once it is clearly a FAIL
@@ -122,13 +132,27 @@ def _scan_one(
 
 def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
     """Replace every secret shape in `text` with its redacted form; count by detector id."""
+    text, counts, _ = redact_found(text)
+    return text, counts
+
+
+def _key_lines(block: str) -> set[str]:
+    """A key block's own lines of key-body length: a test that prints the key file encoded
+    encodes these lines, whatever the line breaks were."""
+    return {line for line in re.split(r"\\r|\\n|\s", block) if len(line) >= 16}
+
+
+def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[str]]:
+    """`redact_with_counts`, and the secret values it masked (for `secrets.encodings`)."""
     counts: collections.Counter[str] = collections.Counter()
+    found: set[str] = set()
 
     def mask(detector: Detector) -> Callable[[re.Match[str]], str]:
         def replace(m: re.Match[str]) -> str:
             if detector.judge is not None and not detector.judge(m):
                 return m.group(0)
             counts[detector.id] += 1
+            found.add(_value(m))
             return redacted(m.group(0))
 
         return replace
@@ -141,6 +165,7 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
         if own is not None and pem.judge is not None and not pem.judge(own):
             return m.group(0)
         counts[pem.id] += 1
+        found.update({m.group(0), *_key_lines(m.group(0)), *([_value(own)] if own is not None else [])})
         return redacted(m.group(0))
 
     text = _pem_block().sub(mask_block, text)
@@ -148,7 +173,7 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
     for detector in _SECRETS:
         for pattern in detector.patterns(text, lower):
             text = pattern.sub(mask(detector), text)
-    return text, counts
+    return text, counts, frozenset(found)
 
 
 def redact(text: str) -> str:

@@ -12,13 +12,15 @@ On top of the detectors' shapes it masks a private key *body* whose header is mi
 from __future__ import annotations
 
 import collections
+import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ..model import Justification, Result
+from ..model import EnvelopeFacts, Justification, Result
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _MASK = "****"
+ENCODED = "secret-value-form"  # counted for a found value's plain, hex or base64 form elsewhere
 # Cheap test first: no base64 run of 40 characters, no key body. Bytes: translate and find
 # run in C, several times faster than a regex that must try every position.
 _RUNS = bytes(ord("a") if chr(i) in _B64 else ord(" ") for i in range(256))
@@ -66,8 +68,15 @@ def redact_key_body(text: str) -> tuple[str, int]:
     Two or more consecutive key-body lines (or one followed by an END line) are a key body;
     the short line that ends one is masked with it. Returns the text and how many runs.
     """
+    text, runs, _ = _key_body_found(text)
+    return text, runs
+
+
+def _key_body_found(text: str) -> tuple[str, int, set[str]]:
+    """`redact_key_body`, and the body lines' tokens it masked."""
+    found: set[str] = set()
     if _LONG_RUN not in text.encode("utf-8", "surrogatepass").translate(_RUNS):
-        return text, 0
+        return text, 0, found
     parts = _LINE_END.split(text)
     lines = parts[::2]
     body = [_is_body(line) for line in lines]
@@ -85,43 +94,56 @@ def redact_key_body(text: str) -> tuple[str, int]:
             if not ended and j < len(lines) and _is_last(lines[j], lines[j - 1]):
                 j += 1
             for k in range(i, j):
+                start, end = _token(lines[k])
+                found.add(lines[k][start:end])
                 lines[k] = _mask(lines[k])
         i = j
     parts[::2] = lines
-    return "".join(parts), runs
+    return "".join(parts), runs, found
 
 
-def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
-    """`text` with every secret shape masked; how many of each (by detector id)."""
-    from . import detectors
+def redact_found(text: str, known: Iterable[str] = ()) -> tuple[str, collections.Counter[str], frozenset[str]]:
+    """`text` with every secret shape masked, then every form (`encodings`) of each value found
+    in it and of each `known` value; how many of each (by detector id), and the values found."""
+    from . import detectors, encodings
 
-    text, counts = detectors.redact_with_counts(text)
-    text, runs = redact_key_body(text)
+    text, counts, found = detectors.redact_found(text)
+    text, runs, body = _key_body_found(text)
     if runs:
         counts["private-key-body"] += runs
+    text, encoded = encodings.mask(text, {*found, *body, *known})
+    if encoded:
+        counts[ENCODED] += encoded
+    return text, counts, frozenset({*found, *body})
+
+
+def redact_with_counts(text: str, known: Iterable[str] = ()) -> tuple[str, collections.Counter[str]]:
+    """`text` with every secret shape, and every form of a value found or `known`, masked;
+    how many of each (by detector id)."""
+    text, counts, _ = redact_found(text, known)
     return text, counts
 
 
-def redact(text: str) -> str:
-    """`text` with every secret shape masked."""
-    return redact_with_counts(text)[0]
+def redact(text: str, known: Iterable[str] = ()) -> str:
+    """`text` with every secret shape masked, and every form of a value found or `known`."""
+    return redact_with_counts(text, known)[0]
 
 
-def _redact_many(items: Sequence[str]) -> list[str]:
+def _redact_many(items: Sequence[str], values: frozenset[str]) -> list[str]:
     """`redact` of each item, with one scan for the common case of nothing to mask.
 
-    Masking never depends on more than the item itself: joined by newlines, items that hold
-    no secret shape still hold none. Halving finds the few that do in O(k log n) scans.
+    Masking never depends on more than the item itself and `values`: joined by newlines, items
+    that hold no secret shape still hold none. Halving finds the few that do in O(k log n) scans.
     """
     if not items:
         return []
     joined = "\n".join(items)
-    if redact(joined) == joined:
+    if redact(joined, values) == joined:
         return list(items)
     if len(items) == 1:
-        return [redact(items[0])]
+        return [redact(items[0], values)]
     mid = len(items) // 2
-    return _redact_many(items[:mid]) + _redact_many(items[mid:])
+    return _redact_many(items[:mid], values) + _redact_many(items[mid:], values)
 
 
 def _texts(result: Result) -> Iterator[str | None]:
@@ -140,19 +162,44 @@ def _texts(result: Result) -> Iterator[str | None]:
         yield from (v.message, v.path, v.hint, v.fix)
     for j in result.justifications:
         yield from j
-    yield from (result.test.reason, *result.test.argv, *result.test.notes)
+    test = result.test
+    yield from (test.reason, *test.argv, *test.notes)
+    if test.envelope is not None:
+        yield from (*test.envelope.enforced, *test.envelope.missing, *test.envelope.observed)
+    if test.evidence is not None:
+        yield from (test.evidence.report, test.evidence.note)
 
 
-def redacted_result(result: Result) -> Result:
+def redacted_result(result: Result, known: Iterable[str] = ()) -> Result:
     """Every free text of `result` masked: messages, paths, justifications, the test's output.
 
-    Applied after the verdict: the checks decide on real paths, people only ever see these.
+    A value found in any field, or `known` (the secrets in the test's environment), is masked
+    in every field in each of its forms (`encodings`). Applied after the verdict: the checks
+    decide on real paths, people only ever see these.
     """
     texts = sorted({t for t in _texts(result) if t})
-    table = {t: masked for t, masked in zip(texts, _redact_many(texts), strict=True) if masked != t}
-    test = result.test
-    if not table:  # the usual case: nothing but the test's output to look at, 5,000 paths untouched
-        return result._replace(test=test._replace(output_tail=redact(test.output_tail)))
+    everything = "\n".join([*texts, result.test.output_tail])
+    masked, _, found = redact_found(everything, known)
+    if masked == everything:  # the usual case: one scan, 5,000 paths untouched
+        return result
+    values = frozenset({*found, *known})
+    table = {t: m for t, m in zip(texts, _redact_many(texts, values), strict=True) if m != t}
+    return _replaced(result, table, redact(result.test.output_tail, values))
+
+
+def _envelope(envelope: EnvelopeFacts, rt: Callable[[Iterable[str]], tuple[str, ...]]) -> EnvelopeFacts:
+    """The envelope's lines masked; the observer log's digest stands for the lines shown."""
+    observed = rt(envelope.observed)
+    digest = envelope.log_sha256
+    if observed != envelope.observed:  # as envelope.log_digest and verify-report compute it
+        digest = hashlib.sha256("".join(f"{line}\n" for line in observed).encode("utf-8")).hexdigest()
+    return envelope._replace(
+        enforced=rt(envelope.enforced), missing=rt(envelope.missing), observed=observed, log_sha256=digest
+    )
+
+
+def _replaced(result: Result, table: dict[str, str], tail: str) -> Result:
+    """`result` with each text in `table` replaced by its masked form, and the output's `tail`."""
 
     def r(text: str | None) -> str | None:
         return table.get(text, text) if text else text
@@ -160,6 +207,10 @@ def redacted_result(result: Result) -> Result:
     def rs(text: str) -> str:
         return table.get(text, text)
 
+    def rt(texts: Iterable[str]) -> tuple[str, ...]:
+        return tuple(map(rs, texts))
+
+    test, envelope, evidence = result.test, result.test.envelope, result.test.evidence
     return result._replace(
         violations=tuple(
             v._replace(message=rs(v.message), path=r(v.path), hint=rs(v.hint), fix=rs(v.fix)) for v in result.violations
@@ -171,12 +222,14 @@ def redacted_result(result: Result) -> Result:
         allowed=frozenset(map(rs, result.allowed)),  # renderers look changed paths up in it
         justifications=tuple(Justification(*map(rs, j)) for j in result.justifications),
         test=test._replace(
-            output_tail=redact(test.output_tail),
+            output_tail=tail,
             reason=rs(test.reason),
-            argv=tuple(map(rs, test.argv)),
-            notes=tuple(map(rs, test.notes)),
+            argv=rt(test.argv),
+            notes=rt(test.notes),
+            envelope=envelope and _envelope(envelope, rt),
+            evidence=evidence and evidence._replace(report=r(evidence.report), note=rs(evidence.note)),
         ),
-        warnings=tuple(map(rs, result.warnings)),
+        warnings=rt(result.warnings),
         manifest_path=r(result.manifest_path),
         job_id=r(result.job_id),
         description=rs(result.description),

@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from typing import NamedTuple
 
 
@@ -176,3 +177,23 @@ def plausible_password(value: str, user: str | None = None) -> bool:
 def letter_digit_classes(value: str) -> int:
     """How many of lower case, upper case and digits `value` contains."""
     return _classes(value)[0]
+
+
+# A variable named as a secret (API_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY, SENTRY_DSN).
+SECRET_VARIABLE = re.compile(
+    r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE"
+    r"|SIGNATURE|DSN|CONNECTION_STRING)S?(?:_|$)",
+    re.IGNORECASE,
+)
+MIN_SECRET_VARIABLE = 8  # shorter values are masked by their shape only (secrets.encodings.MIN_LENGTH)
+
+
+def environment_secrets(env: Mapping[str, str]) -> frozenset[str]:
+    """The values in `env` that redaction must know: a variable named as a secret, or any value
+    that looks generated. Paths, versions and words are left out (`not_random_reason`)."""
+
+    def secret(name: str, value: str) -> bool:
+        named = bool(SECRET_VARIABLE.search(name)) and not NOT_A_SECRET_NAME.search(name)
+        return len(value) >= MIN_SECRET_VARIABLE and (named or looks_random(value))
+
+    return frozenset(v for k, v in env.items() if secret(k, v))

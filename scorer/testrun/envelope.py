@@ -203,8 +203,10 @@ def finish(launch: Launch, status: str, exit_code: int | None) -> EnvelopeFacts:
     observed: tuple[str, ...] = ()
     if launch.listener is not None:  # stopped first: its socket and thread end whatever follows
         from ..secrets.redaction import redact
+        from .environment import secrets_given
 
-        observed = tuple(escape_line(redact(a)) for a in launch.listener.stop())
+        known = secrets_given(launch.env)
+        observed = tuple(escape_line(redact(a, known)) for a in launch.listener.stop())
         enforced.append(f"observer: audit hook in {len(launch.listener.checked_in)} Python process(es)")
     if aborted and exit_code == ABORTED:
         raise EnvelopeUnavailable(f"{aborted} (docs/required-test.md#the-envelope)")

@@ -77,6 +77,14 @@ def test_environment(environ: Mapping[str, str], extra: Sequence[str]) -> dict[s
     return env
 
 
+def secrets_given(env: Mapping[str, str]) -> frozenset[str]:
+    """The secret values among the variables the test is given beyond the base ones (test_env):
+    redaction masks them, and their hex and base64 forms, in every field of the report."""
+    from ..secrets.secret_values import environment_secrets
+
+    return environment_secrets({k: v for k, v in env.items() if k not in BASE_ENV and k not in HARDENED})
+
+
 def _search_path(path: str, environ: Mapping[str, str]) -> str:
     # A relative or empty entry resolves against the repository root, where the test runs
     # and where the job writes (ignored files included): a `python3` there would come first.

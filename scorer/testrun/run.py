@@ -5,22 +5,26 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..model import TEST_FAILED, TEST_PASSED, TEST_TIMEOUT, TestOutcome
 from . import envelope, process
+from .environment import secrets_given
 
-TAIL_LINES = 40
-TAIL_CHARS = 4000
+TAIL_LINES = 40  # lines of the test's output a report shows, at most
+TAIL_BYTES = 4000  # and bytes of UTF-8, at most, whatever the test printed
 
 
-def tail(text: str) -> str:
-    """The end of the test's output, redacted *before* it is cut: a key whose BEGIN line falls
-    outside the tail is still recognised as a key."""
+def tail(text: str, known: Iterable[str] = ()) -> str:
+    """The end of the test's output, at most TAIL_LINES lines and TAIL_BYTES bytes, redacted
+    *before* it is cut: a key whose BEGIN line falls outside the tail is still recognised as a
+    key, and a secret the cut falls inside is already masked whole. `known`: secret values the
+    test was given, masked in each of their forms (secrets.encodings)."""
     from ..secrets.redaction import redact
 
-    lines = redact(text).splitlines()[-TAIL_LINES:]
-    return "\n".join(lines)[-TAIL_CHARS:]
+    lines = redact(text, known).splitlines()[-TAIL_LINES:]
+    # A cut inside a character drops what is left of it (and replaces a lone surrogate).
+    return "\n".join(lines).encode("utf-8", "replace")[-TAIL_BYTES:].decode("utf-8", "ignore")
 
 
 def run_test(
@@ -62,7 +66,7 @@ def run_test(
     if code is None:
         process.reap(proc)
     held = not output.drain(process.DRAIN_S)
-    text = tail(output.text())
+    text = tail(output.text(), secrets_given(launch.env if launch else env))
     facts = None
     if launch is not None:
         said = status.text() if status is not None and status.drain(process.DRAIN_S) else ""
