@@ -1,7 +1,8 @@
 """A pytest plugin score-diff loads into every pytest run of the required test (`-p`, from a
 directory of score-diff's own outside the checkout): each test's outcome leaves the process as
 it happens, as one JSON line on the file descriptor $SCORE_DIFF_REPORT_FD names, then pytest's
-exit status when the session ends. The descriptor is taken, and the variable removed, when
+exit status when the session ends, and, once configured, which configuration file pytest took
+(`config.inipath`). The descriptor is taken, and the variable removed, when
 pytest loads the plugin: before any conftest.py, test module or code under test is imported.
 
 With $SCORE_DIFF_ONLY (a JSON list of node ids) it runs only those tests, in reverse order: one
@@ -68,6 +69,13 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     chosen = [i for i in items if i.nodeid in wanted]
     config.hook.pytest_deselected(items=[i for i in items if i.nodeid not in wanted])
     items[:] = list(reversed(chosen))  # once: score-diff starts the run twice (an item cannot run twice)
+
+
+def pytest_configure(config: Any) -> None:
+    """Which configuration file pytest took, and where it started (configfile.py checks the spec
+    pass's against the fence's prediction)."""
+    inipath = config.inipath
+    _say(config=str(inipath) if inipath else "", cwd=str(config.invocation_params.dir))
 
 
 def pytest_runtest_logreport(report: Any) -> None:
