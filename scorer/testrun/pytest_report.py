@@ -6,7 +6,8 @@ exit status when the session ends, and, once configured, which configuration fil
 pytest loads the plugin: before any conftest.py, test module or code under test is imported.
 
 With $SCORE_DIFF_ONLY (a JSON list of node ids) it runs only those tests, in reverse order: one
-of the two stability runs of the tests that flipped (docs/required-test.md).
+of the two stability runs of the tests that flipped (docs/required-test.md); with $SCORE_DIFF_TWICE
+(the first of them) each twice in the one process.
 
 With $SCORE_DIFF_COMPARE as well (the first stability run, and the flipped tests' run on the base
 tree) a profile hook watches each test's call and, once the call ends, says which classes decided
@@ -34,6 +35,7 @@ import pytest
 _FD = int(os.environ.pop("SCORE_DIFF_REPORT_FD", "-1") or "-1")
 _ONLY = os.environ.pop("SCORE_DIFF_ONLY", "")
 _COMPARE = os.environ.pop("SCORE_DIFF_COMPARE", "")
+_TWICE = os.environ.pop("SCORE_DIFF_TWICE", "")
 if _FD >= 0:
     os.set_inheritable(_FD, False)  # the tests' own subprocesses never hold the channel
 _DUNDERS = frozenset(
@@ -78,6 +80,22 @@ def pytest_configure(config: Any) -> None:
     pass's against the fence's prediction)."""
     inipath = config.inipath
     _say(config=str(inipath) if inipath else "", cwd=str(config.invocation_params.dir))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+    """With $SCORE_DIFF_TWICE, each test runs twice in this one process, every fixture torn down
+    between (nextitem None: a rerun that keeps the item's own setup loses its parametrized
+    arguments): an answer right only on the first call of each input fails the second."""
+    if not _TWICE:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    runtestprotocol(item, nextitem=None, log=True)
+    runtestprotocol(item, nextitem=nextitem, log=True)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
 
 
 def pytest_runtest_logreport(report: Any) -> None:

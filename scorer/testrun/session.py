@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SPEC = "the base's tests"
 JOB = "the job's own tests"
 UNRUNNABLE = "test-base-unrunnable"
+TWICE = "SCORE_DIFF_TWICE"  # the first stability run runs each flipped test twice in its one process
 
 
 class Session(NamedTuple):
@@ -256,6 +257,7 @@ def _streamed(
     only: tuple[str, ...] = (),
     plugins: tuple[str, ...] | None = None,
     compare: bool = False,
+    twice: bool = False,
 ) -> tuple[TestOutcome, stream.Stream | None]:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
@@ -267,6 +269,7 @@ def _streamed(
     planned = evidence.plan(program, manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
     env.update({comparisons.ENV: "1"} if compare else {})  # the profile hook: flipped tests only, never the main pass
+    env.update({TWICE: "1"} if twice else {})
     existed = evidence.identity(planned.report)
     channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
     env = channel.env if channel else env
@@ -300,8 +303,9 @@ def _stability(
     base: basetests.Collected,
     plugins: tuple[str, ...] | None = None,
 ) -> TestOutcome:
-    """The tests that failed at the base and pass now, run again in a fresh process, in reverse
-    order, each twice: a result that changes is `test-unstable` (state kept across calls)."""
+    """The tests that failed at the base and pass now, run again in two fresh processes, in reverse
+    order, the first running each twice: a result that changes is `test-unstable` (state kept
+    across calls)."""
     found = test.evidence
     if found is None or found.report is None:
         return test
@@ -320,9 +324,11 @@ def _stability(
     for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
         again = os.path.join(reports, time)
         os.mkdir(again)
-        rerun, said = _streamed(run, root, again, flipped, plugins, compare=time == "again-1")
+        first = time == "again-1"
+        rerun, said = _streamed(run, root, again, flipped, plugins, compare=first, twice=first)
         probed = probed or said
-        changed += stream.unstable(said, flipped, rerun.exit_code) if said is not None else []
+        runs = 2 if first else 1
+        changed += stream.unstable(said, flipped, rerun.exit_code, runs) if said is not None else []
         if changed:
             break
     if not changed:

@@ -89,15 +89,15 @@ def disagreement(stream: Stream, cases: Sequence[junit.Case], exit_code: int) ->
     return ""
 
 
-def unstable(stream: Stream, flipped: Sequence[str], exit_code: int | None) -> list[tuple[str, str]]:
-    """(node id, why) for each flipped test that did not pass, exactly once, in one stability run."""
+def unstable(stream: Stream, flipped: Sequence[str], exit_code: int | None, runs: int = 1) -> list[tuple[str, str]]:
+    """(node id, why) for each flipped test that did not pass, exactly `runs` times, in one stability run."""
     found = []
     for nodeid in flipped:
         phases = stream.reports.get(nodeid, [])
         calls = [o for when, o in phases if when == "call"]
         bad = [f"{o} at {when}" for when, o in phases if _CLASS.get(o) != "passed"]
-        if bad or len(calls) != 1:
-            why = ", ".join(bad) if bad else f"ran {len(calls)} time(s), not once"
+        if bad or len(calls) != runs:
+            why = ", ".join(bad) if bad else f"ran {len(calls)} time(s), not {runs}"
             found.append((nodeid, why))
     if not found and (stream.exit is None or stream.exit != exit_code or exit_code != 0):
         found.extend((n, f"the run exited {exit_code}") for n in flipped)
