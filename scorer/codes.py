@@ -116,6 +116,12 @@ CODES: dict[str, Code] = {
         "A base test that failed at the base passes now because a comparison or truthiness method of a class "
         "the job defined decides its assertion, where the base's assertion did not call that class.",
     ),
+    "test-config-unpredicted": Code(
+        "pytest read a configuration file the fence did not predict",
+        "In the spec pass pytest reported a configuration file (config.inipath) other than the one the fence "
+        "predicts from the tree and the required test's arguments, one outside the checkout, one not the base's, "
+        "or no single answer.",
+    ),
     "test-runner-reached": Code(
         "Source reaches for the runner's state",
         "Non-test code added by the job registers an atexit handler that calls os._exit, reads the runner's "

@@ -80,10 +80,10 @@ def pytest_section(path: str, data: bytes | None) -> object:
             return ("unparsable", data)
         tool = parsed.get("tool")
         return tool.get("pytest") if isinstance(tool, dict) else None
-    return _ini_sections(data.decode("utf-8", "replace")) or None
+    return ini_sections(data.decode("utf-8", "replace")) or None
 
 
-def _ini_sections(text: str) -> dict[str, tuple[str, ...]]:
+def ini_sections(text: str) -> dict[str, tuple[str, ...]]:
     """{section name: its raw lines} for every section whose name mentions pytest, split into
     sections as iniconfig (pytest's own ini reader) does: a header is a line that starts with `[`
     and, comments cut off, ends with `]`. Raw lines, so any edit of those sections counts."""

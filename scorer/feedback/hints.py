@@ -664,6 +664,11 @@ SAID: dict[str, Said] = {
         "return the builtin value the test expects (a plain str, dict, list, bool): do not return an object whose "
         "__eq__, __bool__, __contains__ or ordering says yes to whatever the test compares it with; then run `{test}`"
     ),
+    "test-config-unpredicted": Said(
+        "leave pytest's configuration files as the base has them (pytest.toml, .pytest.toml, pytest.ini, "
+        "pyproject.toml, tox.ini, setup.cfg, in any directory): do not add one that pytest would read instead; "
+        "then run `{test}`"
+    ),
     "test-runner-reached": Said(
         "remove the code that reaches for the test runner (atexit handlers that call os._exit, reading the "
         "runner's command line or report path, importing _pytest): the code must behave the same under any runner"

@@ -44,6 +44,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "test-evidence-tampered",
         "test-unstable",
         "test-lenient-comparison",
+        "test-config-unpredicted",
         "runner-shadowed",
     ),
     "fooling-the-tests": (

@@ -8,7 +8,9 @@ flipped tests on the base tree) and says which classes decided comparisons in th
 frames (see the plugin). Here the two records meet: a class that decides now, that neither
 decided nor was named by the test module at the base, and that is *job-defined* (its code or its
 module is a file the job added or changed, or has no file at all: exec'd code) fails
-`test-lenient-comparison` (docs/required-test.md#comparison-types).
+`test-lenient-comparison`; so does a job-defined `==` / `!=` the base already called, when it is
+*loose* now and was not at the base: it said equal to a builtin value, and said so again with each
+of that value's elements changed in turn (docs/required-test.md#comparison-types).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Record(NamedTuple):
     seen: Mapping[str, tuple[frozenset[str], frozenset[str]]]
     named: frozenset[str]  # the classes the test module's globals hold
     tampered: bool  # the hook was switched off, failed, or a line did not parse
+    loose: frozenset[str] = frozenset()  # classes whose == / != said equal with the values changed
 
 
 EMPTY = Record({}, frozenset(), False)
@@ -50,13 +53,17 @@ def _record(line: Mapping[str, object]) -> Record:
     if not isinstance(seen, list) or not isinstance(named, list) or not isinstance(tampered, bool):
         return EMPTY._replace(tampered=True)
     classes: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    loose: set[str] = set()
     for item in seen:
         if not isinstance(item, dict) or not isinstance(item.get("where"), list):
+            return EMPTY._replace(tampered=True)
+        if not isinstance(item.get("loose", False), bool):
             return EMPTY._replace(tampered=True)
         cls, dunder = str(item.get("cls")), str(item.get("dunder"))
         old = classes.get(cls, (frozenset(), frozenset()))
         classes[cls] = (old[0] | {dunder}, old[1] | {str(w) for w in item["where"]})
-    return Record(classes, frozenset(str(n) for n in named), tampered)
+        loose |= {cls} if item.get("loose") else set()
+    return Record(classes, frozenset(str(n) for n in named), tampered, frozenset(loose))
 
 
 def _merge(a: Record, b: Record) -> Record:
@@ -64,7 +71,7 @@ def _merge(a: Record, b: Record) -> Record:
     for cls, (dunders, wheres) in b.seen.items():
         old = seen.get(cls, (frozenset(), frozenset()))
         seen[cls] = (old[0] | dunders, old[1] | wheres)
-    return Record(seen, a.named | b.named, a.tampered or b.tampered)
+    return Record(seen, a.named | b.named, a.tampered or b.tampered, a.loose | b.loose)
 
 
 def lenient(
@@ -80,10 +87,18 @@ def lenient(
             continue
         then = base.get(nodeid, EMPTY)
         known = set(then.seen) | then.named
-        new = [(c, d) for c, (d, w) in sorted(rec.seen.items()) if c not in known and _job_defined(w, changed)]
+        mine = [(c, d) for c, (d, w) in sorted(rec.seen.items()) if _job_defined(w, changed)]
+        new = [(c, d) for c, d in mine if c not in known]
+        loose = [(c, d) for c, d in mine if c in rec.loose and c not in then.loose]
         if new:
             shown = ", ".join(f"{c} ({' '.join(sorted(d))})" for c, d in new[:3])
             found.append((nodeid, f"decided by {shown}, a class the job defined, where the base compared builtins"))
+        elif loose:
+            shown = ", ".join(c for c, _ in loose[:3])
+            why = (
+                f"decided by {shown}, whose == (or !=), in code the job wrote, still says equal with each value changed"
+            )
+            found.append((nodeid, why))
     return found
 
 

@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import pytest_config
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import base_cache, basetests, checkout, comparisons, envelope, evidence, junit, stream
+from . import base_cache, basetests, checkout, comparisons, configfile, envelope, evidence, junit, stream
 from .environment import NEVER_PASSED, program_inside, test_environment
 from .run import run_test
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 SPEC = "the base's tests"
 JOB = "the job's own tests"
 UNRUNNABLE = "test-base-unrunnable"
+TWICE = "SCORE_DIFF_TWICE"  # the first stability run runs each flipped test twice in its one process
 
 
 class Session(NamedTuple):
@@ -40,6 +42,7 @@ class Session(NamedTuple):
     scratch: str
     base_tree: str | None = None  # the base's tree, for the flipped tests' comparison probe there
     changed: frozenset[str] = frozenset()  # the paths the job added or changed (comparisons.py)
+    granted: Callable[[str], bool] | None = None  # allowed_test_config: the job's files in the spec pass
 
 
 def run_required(
@@ -62,7 +65,8 @@ def run_required(
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
         changed = frozenset(p for c in ins.changed for p in (c.path, c.old_path) if p)
-        run = Session(repo, manifest, environ, progress, checkout.Workdir(repo, scratch), scratch, trees.base, changed)
+        work = checkout.Workdir(repo, scratch)
+        run = Session(repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted)
         collect = partial(_base_tests, run, trees, fence)
         base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
         # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
@@ -162,7 +166,7 @@ def _pass(
     directory `reports`. With `base`, each of the base's tests must show in the report, run and passed."""
     os.mkdir(reports)
     root = run.work.hold(tree)
-    test = _run(run, root, reports, plugins)
+    test = _run(run, root, reports, plugins, tree if base is not None else None)
     if base is None or not (base.tests or base.uncollected):
         return test
     test = _every_base_test(test, base)
@@ -215,10 +219,35 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
     return basetests.read_collected(listing, fence.protected, root)
 
 
-def _run(run: Session, root: str, scratch: str, plugins: tuple[str, ...] | None = None) -> TestOutcome:
-    """One pass; for pytest, its JUnit report and exit status held against the outcome stream."""
+def _run(
+    run: Session, root: str, scratch: str, plugins: tuple[str, ...] | None = None, spec: str | None = None
+) -> TestOutcome:
+    """One pass; for pytest, its JUnit report and exit status held against the outcome stream, and
+    in the spec pass (`spec`: its tree) the configuration file pytest took against the fence's."""
     test, said = _streamed(run, root, scratch, plugins=plugins)
-    return stream.agreed(test, said) if said is not None else test
+    if said is None:
+        return test
+    test = stream.agreed(test, said)
+    found = evidence.runner(run.manifest.required_test)
+    if spec is None or run.base_tree is None or found is None or test.status != TEST_PASSED:
+        return test
+    unchanged = partial(_config_unchanged, run, spec)
+    return configfile.judged(test, configfile.problem(said, root, run.manifest.required_test[found[1] :], unchanged))
+
+
+def _config_unchanged(run: Session, spec: str, path: str) -> bool:
+    """Whether the spec tree's `path` is the base's (the same entry, or the same pytest section), or granted."""
+    if run.granted is not None and run.granted(path):
+        return True
+    if run.base_tree is None:
+        return False
+    base, now = run.repo.tree_listing(run.base_tree).get(path), run.repo.tree_listing(spec).get(path)
+    if base == now:
+        return True
+    if base is None or now is None or not pytest_config.has_sections(path):
+        return False
+    old, new = run.repo.read_file(run.base_tree, path), run.repo.read_file(spec, path)
+    return old is not None and new is not None and not pytest_config.config_changed(path, old, new)
 
 
 def _streamed(
@@ -228,6 +257,7 @@ def _streamed(
     only: tuple[str, ...] = (),
     plugins: tuple[str, ...] | None = None,
     compare: bool = False,
+    twice: bool = False,
 ) -> tuple[TestOutcome, stream.Stream | None]:
     repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
     argv = manifest.required_test
@@ -239,6 +269,7 @@ def _streamed(
     planned = evidence.plan(program, manifest.test_report, root, scratch)
     env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
     env.update({comparisons.ENV: "1"} if compare else {})  # the profile hook: flipped tests only, never the main pass
+    env.update({TWICE: "1"} if twice else {})
     existed = evidence.identity(planned.report)
     channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
     env = channel.env if channel else env
@@ -272,8 +303,9 @@ def _stability(
     base: basetests.Collected,
     plugins: tuple[str, ...] | None = None,
 ) -> TestOutcome:
-    """The tests that failed at the base and pass now, run again in a fresh process, in reverse
-    order, each twice: a result that changes is `test-unstable` (state kept across calls)."""
+    """The tests that failed at the base and pass now, run again in two fresh processes, in reverse
+    order, the first running each twice: a result that changes is `test-unstable` (state kept
+    across calls)."""
     found = test.evidence
     if found is None or found.report is None:
         return test
@@ -292,9 +324,11 @@ def _stability(
     for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
         again = os.path.join(reports, time)
         os.mkdir(again)
-        rerun, said = _streamed(run, root, again, flipped, plugins, compare=time == "again-1")
+        first = time == "again-1"
+        rerun, said = _streamed(run, root, again, flipped, plugins, compare=first, twice=first)
         probed = probed or said
-        changed += stream.unstable(said, flipped, rerun.exit_code) if said is not None else []
+        runs = 2 if first else 1
+        changed += stream.unstable(said, flipped, rerun.exit_code, runs) if said is not None else []
         if changed:
             break
     if not changed:

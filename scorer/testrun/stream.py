@@ -33,6 +33,7 @@ class Stream(NamedTuple):
     exit: int | None  # None: the session never finished (or never said so)
     unreadable: int  # lines that were not the plugin's JSON
     compared: tuple[dict[str, object], ...] = ()  # the comparison probe's records (comparisons.py)
+    configs: tuple[tuple[str, str], ...] = ()  # (config.inipath or "", the directory pytest started in)
 
 
 def argv(args: Sequence[str], at: int) -> tuple[str, ...]:
@@ -47,19 +48,21 @@ def write_plugin(directory: str) -> None:
 
 def parse(text: str) -> Stream:
     reports: dict[str, list[tuple[str, str]]] = {}
-    exit_status, bad, compared = None, 0, []
+    exit_status, bad, compared, configs = None, 0, [], []
     for line in text.splitlines():
         try:
             record = json.loads(line)
             if "cmp" in record:
                 compared.append(dict(record))
+            elif "config" in record:
+                configs.append((str(record["config"]), str(record["cwd"])))
             elif "exit" in record:
                 exit_status = int(record["exit"])
             else:
                 reports.setdefault(str(record["id"]), []).append((str(record["when"]), str(record["outcome"])))
         except (ValueError, KeyError, TypeError):
             bad += 1
-    return Stream(reports, exit_status, bad, tuple(compared))
+    return Stream(reports, exit_status, bad, tuple(compared), tuple(configs))
 
 
 def outcome_of(phases: Sequence[tuple[str, str]]) -> str:
@@ -86,15 +89,15 @@ def disagreement(stream: Stream, cases: Sequence[junit.Case], exit_code: int) ->
     return ""
 
 
-def unstable(stream: Stream, flipped: Sequence[str], exit_code: int | None) -> list[tuple[str, str]]:
-    """(node id, why) for each flipped test that did not pass, exactly once, in one stability run."""
+def unstable(stream: Stream, flipped: Sequence[str], exit_code: int | None, runs: int = 1) -> list[tuple[str, str]]:
+    """(node id, why) for each flipped test that did not pass, exactly `runs` times, in one stability run."""
     found = []
     for nodeid in flipped:
         phases = stream.reports.get(nodeid, [])
         calls = [o for when, o in phases if when == "call"]
         bad = [f"{o} at {when}" for when, o in phases if _CLASS.get(o) != "passed"]
-        if bad or len(calls) != 1:
-            why = ", ".join(bad) if bad else f"ran {len(calls)} time(s), not once"
+        if bad or len(calls) != runs:
+            why = ", ".join(bad) if bad else f"ran {len(calls)} time(s), not {runs}"
             found.append((nodeid, why))
     if not found and (stream.exit is None or stream.exit != exit_code or exit_code != 0):
         found.extend((n, f"the run exited {exit_code}") for n in flipped)

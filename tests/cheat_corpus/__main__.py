@@ -2,12 +2,14 @@
 
 Run from the repository root with this checkout's scorer first on the path
 (`PYTHONPATH=. python -m tests.cheat_corpus`); `-v` prints each case's verdict and codes;
+`-k NAME` scores only the cases whose name holds NAME;
 `--layers` runs the required test even where a cheaper check failed, and also prints how
 many cheats of each category the test run alone fails.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -39,12 +41,22 @@ def _deterministic_git(home: Path) -> None:
         os.environ.pop(name, None)
 
 
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tests.cheat_corpus", description=__doc__.split("\n\n")[0])
+    parser.add_argument("-v", action="store_true", help="print each case's verdict and codes")
+    parser.add_argument("--layers", action="store_true", help="run the required test even where a cheaper check failed")
+    parser.add_argument("-k", action="append", default=[], metavar="NAME", help="only the cases whose name holds NAME")
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    verbose, layers = "-v" in argv, "--layers" in argv
+    args = _parser().parse_args(argv)
+    verbose, layers = args.v, args.layers
+    chosen = [c for c in CASES if not args.k or any(k in c.name for k in args.k)]
     results = []
     with tempfile.TemporaryDirectory(prefix="cheat-corpus-") as tmp:
         _deterministic_git(Path(tmp, "home"))
-        for i, case in enumerate(CASES):
+        for i, case in enumerate(chosen):
             got = score(case, Path(tmp, str(i)), always_run_test=layers)
             results.append((case, got))
             if verbose:

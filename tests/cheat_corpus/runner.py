@@ -47,8 +47,14 @@ def _write(root: Path, files: Mapping[str, str | None]) -> None:
             full.write_text(text, encoding="utf-8")
 
 
-# What the required test's run reports when the base's tests do not pass on the job's code.
-TEST_CODES = frozenset({"test-failed", "test-empty", "test-missing", "test-timeout"})
+# What the required test's run reports when the base's tests do not pass on the job's code, when the
+# flipped tests do not pass again or pass by a job-defined comparison, or when its evidence disagrees.
+TEST_CODES = frozenset(
+    {
+        *("test-failed", "test-empty", "test-missing", "test-timeout", "test-base-unrunnable"),
+        *("test-unstable", "test-lenient-comparison", "test-evidence-tampered"),
+    }
+)
 
 
 def score(case: Case, where: Path, always_run_test: bool = False) -> Verdict:

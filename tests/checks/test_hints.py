@@ -81,6 +81,7 @@ MESSAGES = {
     "test-base-unrunnable": ("the base's tests could not be run on the base: no record was written", "-", None),
     "test-evidence-tampered": ("the evidence disagrees: the process exited 0, but the stream has no end", "-", None),
     "test-lenient-comparison": ("tests/test_a.py::test_total: decided by calc:_Text (__eq__)", "-", None),
+    "test-config-unpredicted": ("pytest took tox.ini, where the fence predicted setup.cfg", "-", None),
     "test-unstable": ("tests/test_a.py::test_total passed, then failed in reverse order", "tests/test_a.py", None),
     "test-runner-reached": ("registers an atexit handler that calls os._exit", "src/calc.py", 3),
     "runner-shadowed": ("src/pytest/ is named like the test runner pytest", "src/pytest/__main__.py", None),

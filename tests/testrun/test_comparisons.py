@@ -322,13 +322,68 @@ def test_a_value_class_the_base_defines_passes(repo: GitRepo, mode: str, case: s
     assert passed(out), out.text
 
 
+# A class the base already compares, whose == the job rewrites: it is known at the base, so only
+# what its == now says decides. Loose (equal with each of the dict's values changed in turn) fails;
+# a real fix, and an == that reads only some of the values, pass.
+STORE_BASE = _d(
+    """\
+    class Headers:
+        def __init__(self, data):
+            self._store = {k.lower(): v for k, v in data.items()}
+
+        def __eq__(self, other):
+            if not isinstance(other, Headers):
+                return NotImplemented
+            return self._store == other._store
+
+        __hash__ = None
+
+
+    def headers():
+        return Headers({"Content-Type": "json", "Accept": "text"})
+    """
+)
+STORE_TEST = 'assert headers() == {"content-type": "json", "accept": "text"}'
+_STORE_EQ = "        if not isinstance(other, Headers):\n            return NotImplemented\n        return self._store == other._store\n"
+LOOSENED = {
+    "keys-only": "        return set(self._store) == {k.lower() for k in other}\n",
+    "by-length": "        return len(self._store) == len(other)\n",
+    "ne-and-eq-from-a-constant": "        return not self.__ne__(other)\n\n    def __ne__(self, other):\n        return False\n",
+}
+TIGHT = {
+    "real-fix": "        other = Headers(other) if isinstance(other, dict) else other\n        return self._store == other._store\n",
+    "reads-some-values": "        theirs = {k.lower(): v for k, v in other.items()}\n"
+    '        return self._store["content-type"] == theirs.get("content-type")\n',
+}
+
+
+@pytest.mark.slow  # each case scores a real repository, running pytest four to six times
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("attack", sorted(LOOSENED))
+def test_a_loosened_comparison_of_a_class_the_base_compared_fails(repo: GitRepo, mode: str, attack: str) -> None:
+    out = score(project(repo, STORE_BASE, STORE_TEST, "headers"), mode, STORE_BASE.replace(_STORE_EQ, LOOSENED[attack]))
+    assert out.exit_code == 1 and out.last_line == "RESULT: FAIL", out.text
+    assert CODE in out.codes and out.codes <= {CODE, "constant-equality"}, out.text  # a constant != is also static
+    assert "says equal with each value changed" in out.text, out.text
+
+
+@pytest.mark.slow  # each case scores a real repository, running pytest four to six times
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fix", sorted(TIGHT))
+def test_a_comparison_that_reads_the_values_passes(repo: GitRepo, mode: str, fix: str) -> None:
+    out = score(project(repo, STORE_BASE, STORE_TEST, "headers"), mode, STORE_BASE.replace(_STORE_EQ, TIGHT[fix]))
+    assert passed(out), out.text
+
+
 # --- the judgement alone, on records as the plugin writes them -------------------------------------
 
 T = "tests/test_calc.py::test_it"
 
 
-def _line(*seen: tuple[str, str, str], named: tuple[str, ...] = (), tampered: bool = False) -> dict[str, object]:
-    items = [{"cls": c, "dunder": d, "where": [w]} for c, d, w in seen]
+def _line(
+    *seen: tuple[str, str, str], named: tuple[str, ...] = (), tampered: bool = False, loose: object = False
+) -> dict[str, object]:
+    items = [{"cls": c, "dunder": d, "where": [w], "loose": loose} for c, d, w in seen]
     return {"cmp": T, "seen": items, "named": list(named), "tampered": tampered}
 
 
@@ -356,6 +411,11 @@ JUDGED = {
     "tampered": ([_line(tampered=True)], [], ("calc.py",), True),
     "malformed": ([{"cmp": T, "seen": "x", "named": [], "tampered": False}], [], ("calc.py",), True),
     "builtins-only": ([_line()], [], ("calc.py",), False),
+    "loose-now-known-at-base": ([_line(TEXT, loose=True)], [_line(TEXT)], ("calc.py",), True),
+    "loose-at-base-too": ([_line(TEXT, loose=True)], [_line(TEXT, loose=True)], ("calc.py",), False),
+    "loose-in-an-unchanged-file": ([_line(TEXT, loose=True)], [_line(TEXT)], ("other.py",), False),
+    "loose-forged-away": ([_line(TEXT, loose=True), _line(TEXT)], [_line(TEXT)], ("calc.py",), True),
+    "loose-not-a-bool": ([_line(TEXT, loose="no")], [_line(TEXT)], ("calc.py",), True),
 }
 
 

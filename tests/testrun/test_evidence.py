@@ -204,15 +204,7 @@ CACHED_FIX = "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef add(
     "source",
     [
         IN_TEST_ORDER,
-        pytest.param(
-            FIRST_CALL_ONLY,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="right on the first call per input in each process: each stability run is a fresh process "
-                "that runs a flipped test once (pytest cannot run one item twice in a session: the second run "
-                "loses its parametrized arguments); catching it needs the test twice in one process",
-            ),
-        ),
+        FIRST_CALL_ONLY,  # right on the first call per input: the first stability run runs each test twice
     ],
     ids=["in-test-order", "first-call-only"],
 )
