@@ -1,0 +1,365 @@
+"""The observer's audit hook, called directly (never installed in this process): what it refuses
+with PermissionError and reports, and what it lets pass. Refusals of connects are judged from
+the event's arguments alone: a socket is made, never connected, so no packet is sent."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import json
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from scorer.testrun import observer
+
+SITE = Path(observer.SITE_DIR)
+_SOCKETS = itertools.count()
+
+
+def _load_site():
+    spec = importlib.util.spec_from_file_location("_score_diff_observer_site_under_test", SITE / "sitecustomize.py")
+    module = importlib.util.module_from_spec(spec)
+    env = os.environ.pop(observer.CONFIG_ENV, None)
+    try:
+        spec.loader.exec_module(module)  # no configuration: installs nothing in this process
+    finally:
+        if env is not None:
+            os.environ[observer.CONFIG_ENV] = env
+    return module
+
+
+SITECUSTOMIZE = _load_site()
+
+
+class Harness:
+    def __init__(self, tmp_path: Path, network: bool = False, programs: list[str] | None = None) -> None:
+        self.root = tmp_path / "root"
+        self.outside = tmp_path / "outside"
+        self.root.mkdir(exist_ok=True)
+        self.outside.mkdir(exist_ok=True)
+        self.inbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        where = str(tmp_path / f"o{next(_SOCKETS)}.sock")
+        self.inbox.bind(where)
+        self.inbox.setblocking(False)
+        config = {"socket": where, "roots": [str(self.root)], "network": network}
+        config["programs"] = programs
+        self.raw = json.dumps(config)
+        self.obs = SITECUSTOMIZE._Observer(self.raw, SITECUSTOMIZE._load_rules())
+
+    def refused(self, event: str, *args) -> str | None:
+        """The report when the hook refuses the event, else None; a refusal must also be reported."""
+        try:
+            self.obs.hook(event, args)
+        except PermissionError as exc:
+            report = json.loads(self.inbox.recv(4096))["attempt"]
+            assert report in str(exc)
+            return report
+        with pytest.raises(BlockingIOError):
+            self.inbox.recv(4096)
+        return None
+
+    def close(self) -> None:
+        self.inbox.close()
+        self.obs.sock.close()
+
+
+@pytest.fixture
+def hook(tmp_path: Path):
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def inet(family=socket.AF_INET, kind=socket.SOCK_STREAM) -> socket.socket:
+    return socket.socket(family, kind)
+
+
+# -- network ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "fires"),
+    [
+        (("203.0.113.7", 80), True),  # TEST-NET-3: judged, never reached
+        (("127.0.0.1", 80), False),
+        (("127.8.9.10", 80), False),
+        (("localhost", 80), False),
+        (("", 80), False),  # CPython's INADDR_ANY: the local host
+        (("<broadcast>", 80), True),
+        (("example.invalid", 80), True),  # a name: not provably loopback
+        (("127.0.0.1.example.invalid", 80), True),
+        ((b"203.0.113.7", 80), True),
+        (("0x7f.1", 80), True),  # not a literal inet_pton reads: unknown, refused
+        ("203.0.113.7", True),  # not a tuple
+    ],
+)
+def test_ipv4_connect_off_loopback_is_refused(hook: Harness, address, fires: bool) -> None:
+    with inet() as sock:
+        for event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
+            report = hook.refused(event, sock, address)
+            assert (report is not None) == fires, (event, address, report)
+
+
+@pytest.mark.parametrize(
+    ("host", "fires"),
+    [
+        ("::1", False),
+        ("::ffff:127.0.0.1", False),
+        ("::ffff:203.0.113.7", True),
+        ("2001:db8::1", True),
+        ("fe80::1%lo", True),
+    ],
+)
+def test_ipv6_connect(hook: Harness, host: str, fires: bool) -> None:
+    with inet(socket.AF_INET6) as sock:
+        assert (hook.refused("socket.connect", sock, (host, 80, 0, 0)) is not None) == fires
+
+
+def test_a_host_that_lies_about_itself_is_read_as_it_is(hook: Harness) -> None:
+    """A str subclass whose methods say loopback: the hook reads the characters the kernel gets."""
+
+    class Liar(str):
+        def startswith(self, *_a):
+            return True
+
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    with inet() as sock:
+        assert hook.refused("socket.connect", sock, (Liar("203.0.113.7"), 80)) == "connected to 203.0.113.7:80"
+
+
+def test_a_socket_whose_family_lies_is_judged_by_its_real_family(hook: Harness) -> None:
+    class Sneaky(socket.socket):
+        family = socket.AF_UNIX
+
+    with Sneaky(socket.AF_INET) as sock:
+        assert hook.refused("socket.connect", sock, ("203.0.113.7", 80)) == "connected to 203.0.113.7:80"
+
+
+def test_network_true_lets_any_host_through(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, network=True)
+    with inet() as sock:
+        assert harness.refused("socket.connect", sock, ("203.0.113.7", 80)) is None
+    harness.close()
+
+
+def test_unix_sockets(hook: Harness) -> None:
+    with socket.socket(socket.AF_UNIX) as sock:
+        assert hook.refused("socket.connect", sock, str(hook.outside / "agent.sock")) is not None
+        assert hook.refused("socket.connect", sock, os.fsencode(hook.outside / "agent.sock")) is not None
+        assert hook.refused("socket.connect", sock, str(hook.root / "own.sock")) is None
+        # the abstract namespace belongs to the network namespace: off with the network
+        assert (
+            hook.refused("socket.connect", sock, "\0some-daemon") == "connected to the abstract unix socket some-daemon"
+        )
+        assert hook.refused("socket.sendto", sock, b"\0some-daemon") is not None
+
+
+def test_sockets_that_leave_the_ip_layer_and_name_lookups_are_refused(hook: Harness) -> None:
+    assert hook.refused("socket.__new__", None, 17, socket.SOCK_RAW, 0) is not None  # AF_PACKET
+    assert hook.refused("socket.__new__", None, socket.AF_INET, socket.SOCK_RAW, 1) == "opened a raw IP socket"
+    assert hook.refused("socket.__new__", None, socket.AF_INET, socket.SOCK_STREAM, 0) is None
+    assert hook.refused("socket.__new__", None, socket.AF_UNIX, socket.SOCK_DGRAM, 0) is None
+    # a name lookup can carry data out as a DNS query
+    assert hook.refused("socket.getaddrinfo", "c2VjcmV0.example.invalid", 80, 0, 0, 0) is not None
+    assert hook.refused("socket.gethostbyname", "c2VjcmV0.example.invalid") is not None
+    assert hook.refused("socket.getaddrinfo", "localhost", 80, 0, 0, 0) is None
+    assert hook.refused("socket.getaddrinfo", "203.0.113.7", 80, 0, 0, 0) is None  # a literal: no lookup
+    assert hook.refused("socket.getaddrinfo", socket.gethostname(), 80, 0, 0, 0) is None
+    assert hook.refused("socket.sethostname", "evil") is not None
+
+
+# -- files --------------------------------------------------------------------------------
+
+WRITE = os.O_WRONLY | os.O_CREAT
+
+
+def test_writes_and_metadata_outside_the_roots(hook: Harness) -> None:
+    out, inside = hook.outside / "key", hook.root / "file"
+    for path in (out, inside):
+        path.write_text("x")
+    for event, args in [
+        ("open", (str(out), "w", WRITE)),
+        ("os.chmod", (str(out), 0o777, -1)),
+        ("os.chown", (str(out), 0, 0, -1)),
+        ("os.utime", (str(out), None, None, -1)),
+        ("os.setxattr", (str(out), "user.x", b"1", 0)),
+        ("os.removexattr", (str(out), "user.x")),
+        ("os.truncate", (str(out), 0)),
+        ("os.remove", (str(out), -1)),
+        ("os.rename", (str(inside), str(out), -1, -1)),
+        ("os.link", (str(out), str(hook.root / "hard"), -1, -1)),  # a hard link is a way to write it
+        ("os.symlink", ("anything", str(hook.outside / "l"), -1)),
+        ("os.mkdir", (str(hook.outside / "new"), 0o777, -1)),
+    ]:
+        assert hook.refused(event, *args) is not None, event
+        inside_args = tuple(str(inside) if a == str(out) else a for a in args)
+        if event not in ("os.rename", "os.link", "os.symlink", "os.mkdir"):
+            assert hook.refused(event, *inside_args) is None, event
+    assert hook.refused("open", str(out), "r", os.O_RDONLY) is None  # reads are the jail's, not the observer's
+
+
+def test_a_descriptor_or_dir_fd_is_judged_by_what_it_names(hook: Harness) -> None:
+    out = hook.outside / "key"
+    out.write_text("x")
+    fd = os.open(out, os.O_RDONLY)
+    dfd = os.open(hook.outside, os.O_RDONLY)
+    try:
+        assert hook.refused("os.chmod", fd, 0o777, -1) == f"wrote {os.path.realpath(out)} (os.chmod)"  # fchmod
+        assert hook.refused("os.utime", "key", None, None, dfd) is not None
+        # os.open(name, flags, dir_fd=...) raises "open" without its dir_fd: judged against held directories
+        assert hook.refused("open", "key", None, WRITE) is not None
+    finally:
+        os.close(fd)
+        os.close(dfd)
+    cwd = os.getcwd()
+    os.chdir(hook.root)
+    try:
+        assert hook.refused("open", "relative.txt", None, WRITE) is None
+    finally:
+        os.chdir(cwd)
+
+
+def test_a_symlink_inside_to_outside_and_a_magic_link(hook: Harness) -> None:
+    target = hook.outside / "key"
+    target.write_text("x")
+    (hook.root / "link").symlink_to(target)
+    assert hook.refused("open", str(hook.root / "link"), "w", WRITE) is not None
+    assert hook.refused("os.remove", str(hook.root / "link"), -1) is None  # removes the link, inside
+    fd = os.open(target, os.O_RDONLY)
+    try:
+        assert hook.refused("open", f"/proc/self/fd/{fd}", "w", WRITE) is not None
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_another_processs_environment(hook: Harness) -> None:
+    me, parent = os.getpid(), os.getppid()
+    assert hook.refused("open", f"/proc/{parent}/environ", "rb", os.O_RDONLY) is not None
+    assert hook.refused("open", f"/proc/self/../{parent}/environ", "rb", os.O_RDONLY) is not None
+    assert hook.refused("open", f"/proc/self/root/proc/{parent}/environ", "rb", os.O_RDONLY) is not None
+    assert hook.refused("open", f"/proc/{parent}/cmdline", "rb", os.O_RDONLY) is not None
+    assert hook.refused("open", f"/proc/{parent}/mem", "rb", os.O_RDONLY) is not None
+    assert hook.refused("open", "/proc/self/environ", "rb", os.O_RDONLY) is None
+    assert hook.refused("open", f"/proc/{me}/environ", "rb", os.O_RDONLY) is None
+    with __import__("subprocess").Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as child:
+        try:  # a descendant's command line is its own business (finding one's children by it)
+            assert hook.refused("open", f"/proc/{child.pid}/cmdline", "rb", os.O_RDONLY) is None
+            assert hook.refused("open", f"/proc/{child.pid}/environ", "rb", os.O_RDONLY) is not None
+        finally:
+            child.kill()
+
+
+# -- programs -----------------------------------------------------------------------------
+
+
+def programs(tmp_path: Path, listed: list[str] | None) -> Harness:
+    return Harness(tmp_path, programs=listed)
+
+
+def test_programs_are_matched_by_what_they_are_not_their_name(tmp_path: Path) -> None:
+    h = programs(tmp_path, ["git"])
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    assert h.refused("subprocess.Popen", "git", ["git"], None, None) is None
+    assert h.refused("subprocess.Popen", "ls", ["ls"], None, None) is not None
+    assert h.refused("subprocess.Popen", str(fake), [str(fake)], None, None) is not None
+    assert h.refused("subprocess.Popen", "git", ["git"], None, {"PATH": str(fake.parent)}) is not None
+    assert h.refused("os.exec", str(fake), [str(fake)], None) is not None
+    assert h.refused("os.posix_spawn", "/bin/ls", ["ls"], {}) is not None
+    assert h.refused("os.system", b"ls") is not None  # sh is not listed
+    h.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "fires"),
+    [
+        (["python", "-I", "-c", "pass"], True),
+        (["python", "-S", "-c", "pass"], True),
+        (["python", "-E", "-c", "pass"], True),
+        (["python", "-bIc", "pass"], True),  # combined
+        (["python", "-W", "ignore", "-E", "x.py"], True),
+        (["python", "-X", "frozen_modules=off", "x.py"], True),  # then site.py comes from PYTHONPATH
+        (["python", "-Xfrozen_modules=off", "x.py"], True),
+        (["python", "-c", "-I"], False),  # -I is the program's argument here
+        (["python", "x.py", "-I"], False),
+        (["python", "-u", "-B", "-s", "-P", "-c", "pass"], False),
+        (["python", "-m", "pytest", "-E"], False),
+    ],
+)
+def test_a_python_child_that_would_not_load_the_observer(tmp_path: Path, argv, fires: bool) -> None:
+    h = programs(tmp_path, None)
+    assert (h.refused("subprocess.Popen", sys.executable, argv, None, None) is not None) == fires
+    assert (
+        h.refused("os.posix_spawn", sys.executable, argv, dict(os.environ, **h.obs.judge.programs.wanted(None)))
+        is not None
+    ) == fires
+    h.close()
+
+
+def test_a_python_childs_environment_is_mended_or_refused(tmp_path: Path, monkeypatch) -> None:
+    h = programs(tmp_path, [])
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": "src"}  # pytester's way: its own entry first
+    assert h.refused("subprocess.Popen", sys.executable, ["python", "-c", "pass"], None, env) is None
+    assert env["PYTHONPATH"] == os.pathsep.join([observer.SITE_DIR, "src"])
+    assert env[observer.CONFIG_ENV] == h.raw
+    # posix_spawn and execve copy their environment before the event: refused, not mended
+    assert h.refused("os.posix_spawn", sys.executable, ["python"], {"PATH": "/bin"}) is not None
+    assert h.refused("os.exec", sys.executable, ["python"], {"PYTHONPATH": "src"}) is not None
+    # the inherited environment, emptied behind os.environ's back, is put back before the start
+    monkeypatch.setenv("PYTHONPATH", "src")
+    h.obs.hook("os.unsetenv", (b"SCORE_DIFF_OBSERVER",))
+    assert h.refused("subprocess.Popen", sys.executable, ["python", "-c", "pass"], None, None) is None
+    assert os.environ[observer.CONFIG_ENV] == h.raw
+    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == observer.SITE_DIR
+    h.close()
+
+
+def test_the_interpreter_is_not_refused_and_unlisted_programs_are_free(tmp_path: Path) -> None:
+    h = programs(tmp_path, [])
+    assert h.refused("subprocess.Popen", sys.executable, [sys.executable, "-c", "pass"], None, None) is None
+    h.close()
+    h = programs(tmp_path, None)
+    assert h.refused("subprocess.Popen", "ls", ["ls"], None, None) is None
+    h.close()
+
+
+# -- the hook itself ----------------------------------------------------------------------
+
+
+def test_another_thread_inside_the_hook_does_not_blind_it(hook: Harness) -> None:
+    """A thread kept inside the hook (judging a slow path) must not let this thread's event pass."""
+    other = threading.Thread(target=lambda: None)
+    other.start()
+    other.join()
+    hook.obs.inside.add(other.ident)
+    with inet() as sock:
+        assert hook.refused("socket.connect", sock, ("203.0.113.7", 80)) is not None
+
+
+def test_what_cannot_be_read_is_refused(hook: Harness) -> None:
+    class Shifty:
+        def __fspath__(self):
+            return str(Path.cwd())
+
+    assert hook.refused("os.chmod", Shifty(), 0o777, -1) is not None
+    assert hook.refused("open", str(hook.outside / "x"), "w", "not-flags") is not None
+
+
+def test_a_refusal_swallowed_by_the_test_is_still_reported(hook: Harness) -> None:
+    # the test's own except: the run still fails on the report
+    with inet() as sock, contextlib.suppress(PermissionError):
+        hook.obs.hook("socket.connect", (sock, ("203.0.113.7", 443)))
+    assert json.loads(hook.inbox.recv(4096))["attempt"] == "connected to 203.0.113.7:443"
