@@ -363,3 +363,177 @@ def test_a_refusal_swallowed_by_the_test_is_still_reported(hook: Harness) -> Non
     with inet() as sock, contextlib.suppress(PermissionError):
         hook.obs.hook("socket.connect", (sock, ("203.0.113.7", 443)))
     assert json.loads(hook.inbox.recv(4096))["attempt"] == "connected to 203.0.113.7:443"
+
+
+# -- end to end: the required test refused, checked by oracles outside score-diff ----------
+# Each runs with the kernel jail as this machine has it, and with the namespaces made
+# unavailable: the Python-level attack is refused by the observer either way.
+
+MODES = ["jail", "no-namespaces"]
+
+
+@pytest.fixture
+def ready(committed, monkeypatch, request):
+    from scorer.testrun import envelope
+
+    if request.param == "no-namespaces":
+        monkeypatch.setattr(envelope, "UNAVAILABLE", ("namespaces",))
+    committed.write("allowed/a.py", "fixed\n")
+    committed.mode = request.param
+    return committed
+
+
+def _py(code: str) -> list[str]:
+    import textwrap
+
+    return [sys.executable, "-c", textwrap.dedent(code)]
+
+
+def _observed(out) -> list[str]:
+    return out.report["test"]["envelope"]["observed"]
+
+
+def _layers_reported(out) -> bool:
+    """With the namespaces refused, `auto` says which layers are missing."""
+    return any("envelope could not enforce" in w for w in out.report["warnings"])
+
+
+@pytest.fixture
+def listener(tmp_path: Path):
+    """A pathname unix socket outside every root (an SSH agent's, a Docker daemon's): it must
+    accept nothing."""
+    where = tmp_path / "l" / "agent.sock"
+    where.parent.mkdir()
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(where))
+        server.listen(8)
+        server.setblocking(False)
+        yield server, str(where)
+        with pytest.raises(BlockingIOError):
+            server.accept()
+
+
+SEND = """
+    import socket
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect({path!r})
+        s.sendall(b"the secret")
+    except PermissionError:
+        pass  # caught: the run fails all the same
+"""
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_a_unix_socket_outside_the_roots_receives_nothing(ready, listener) -> None:
+    _, path = listener
+    ready.manifest(required_test=_py(SEND.format(path=path)))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert _observed(out) == [f"connected to the unix socket {os.path.realpath(path)}"]
+    assert _layers_reported(out) == (ready.mode == "no-namespaces")
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+@pytest.mark.parametrize("flags", [["-I"], ["-S"], ["-E"], ["-X", "frozen_modules=off"]])
+def test_a_python_child_that_drops_the_observer_never_runs(ready, listener, flags) -> None:
+    _, path = listener
+    child = textwrap_dedent(SEND.format(path=path)).replace("except PermissionError", "except OSError")
+    code = f"""
+        import subprocess, sys
+        try:
+            subprocess.run([sys.executable, *{flags!r}, "-c", {child!r}])
+        except PermissionError:
+            pass
+    """
+    ready.manifest(required_test=_py(code))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert len(_observed(out)) == 1 and "which would not load the observer" in _observed(out)[0]
+
+
+def textwrap_dedent(code: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(code)
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_metadata_outside_the_roots_is_unchanged(ready, tmp_path: Path) -> None:
+    key = tmp_path / "keys" / "id_ed25519"
+    key.parent.mkdir()
+    key.write_text("not a key\n")
+    key.chmod(0o600)
+    os.utime(key, (1_000_000, 1_000_000))
+    before = key.stat()
+    code = f"""
+        import os
+        for change in (lambda p: os.chmod(p, 0o777), lambda p: os.utime(p, (0, 0)),
+                       lambda p: os.setxattr(p, "user.owned", b"1"), lambda p: os.chown(p, os.getuid(), os.getgid())):
+            try:
+                change({str(key)!r})
+            except PermissionError:
+                pass
+    """
+    ready.manifest(required_test=_py(code))
+    out = ready.score(skip_test=False)
+    after = key.stat()
+    assert (after.st_mode, after.st_mtime) == (before.st_mode, before.st_mtime)
+    assert "user.owned" not in os.listxattr(key)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    real = os.path.realpath(key)
+    assert _observed(out) == [f"wrote {real} (os.{e})" for e in ("chmod", "utime", "setxattr", "chown")]
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_a_program_not_on_test_programs_never_runs(ready, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "bin" / "git"  # a git of the test's own: not the git test_programs names
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\necho ran > {marker}\n")
+    script.chmod(0o755)
+    code = f"""
+        import os, subprocess
+        for argv, env in (([{str(script)!r}], None), (["git"], dict(os.environ, PATH={str(script.parent)!r}))):
+            try:
+                subprocess.run(argv, env=env)
+            except PermissionError:
+                pass
+    """
+    ready.manifest(required_test=_py(code), test_programs=["git"], test_write_roots=[str(tmp_path)])
+    out = ready.score(skip_test=False)
+    assert not marker.exists()
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert _observed(out) == [
+        f"started the program {script} (not on test_programs)",
+        "started the program git (not on test_programs)",
+    ]
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_the_legitimate_neighbours_still_pass(ready) -> None:
+    """Reads its fixtures, writes its temporary directory, serves and calls itself on 127.0.0.1,
+    starts the interpreter (plainly, and pytester's way with its own PYTHONPATH entry first),
+    and reads its own environment."""
+    code = """
+        import os, socket, subprocess, sys, tempfile
+        assert open("README.txt").read() == "hello\\n"
+        with tempfile.NamedTemporaryFile("w") as fh:
+            fh.write("ok")
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        client = socket.create_connection(server.getsockname())
+        conn, _ = server.accept()
+        client.sendall(b"ping")
+        assert conn.recv(4) == b"ping"
+        child = "import os; open(os.path.join(os.environ['TMPDIR'], 'c'), 'w').write('ok')"
+        subprocess.run([sys.executable, "-c", child], check=True)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(["src", os.environ["PYTHONPATH"]]))
+        subprocess.run([sys.executable, "-c", "import sys; sys.exit(0 if any(p.endswith('/src') for p in sys.path) else 3)"], check=True, env=env)
+        open("/proc/self/environ", "rb").read()
+    """
+    ready.manifest(required_test=_py(code), test_programs=[])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+    assert _layers_reported(out) == (ready.mode == "no-namespaces")
