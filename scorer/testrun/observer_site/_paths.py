@@ -26,13 +26,13 @@ class Unreadable(ValueError):
 def text(value: Any) -> str:
     """`value` as an exact str, without calling any method of the test's own (pathlib's own classes
     are read through their own __fspath__, as subprocess reads them)."""
-    pathlib = sys.modules.get("pathlib")
-    if pathlib is not None and type(value) in (pathlib.PurePosixPath, pathlib.PosixPath, pathlib.PureWindowsPath):
-        value = os.fspath(value)
     if issubclass(type(value), str):
         return str.__str__(value)
     if issubclass(type(value), bytes):
         return os.fsdecode(bytes.__getitem__(value, slice(None)))
+    pathlib = sys.modules.get("pathlib")  # a module being imported may not have its classes yet
+    if type(value) in [getattr(pathlib, n, None) for n in ("PurePosixPath", "PosixPath", "PureWindowsPath")]:
+        return text(os.fspath(value))
     raise Unreadable(f"a path of type {type(value).__name__}")
 
 
