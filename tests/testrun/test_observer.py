@@ -260,6 +260,24 @@ def test_another_processs_environment(hook: Harness) -> None:
             child.kill()
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_symlink_to_another_processs_environment_is_read_as_what_it_names(hook: Harness) -> None:
+    """Reads remember the real path of directories outside the roots (no Python code of the test
+    can change them); a link the test made inside them is resolved every time."""
+    parent = os.getppid()
+    (hook.root / "p").symlink_to(f"/proc/{parent}")
+    (hook.root / "e").symlink_to(f"/proc/{parent}/environ")
+    for _ in range(2):
+        assert hook.refused("open", str(hook.root / "p" / "environ"), "rb", os.O_RDONLY) is not None
+        assert hook.refused("open", str(hook.root / "e"), "rb", os.O_RDONLY) is not None
+    (hook.root / "p").unlink()
+    (hook.root / "p").mkdir()
+    assert hook.refused("open", str(hook.root / "p" / "environ"), "rb", os.O_RDONLY) is None
+    (hook.root / "p").rmdir()
+    (hook.root / "p").symlink_to(f"/proc/{parent}")
+    assert hook.refused("open", str(hook.root / "p" / "environ"), "rb", os.O_RDONLY) is not None
+
+
 # -- programs -----------------------------------------------------------------------------
 
 

@@ -53,6 +53,7 @@ class Paths:
 
     def __init__(self, roots: list[str]) -> None:
         self.roots = tuple(os.path.realpath(r) for r in roots)
+        self.dirs: dict[str, str] = {}  # directory -> its real path, for reads (real_for_reading)
 
     def inside(self, full: str) -> bool:
         if full in _DEVICES or full.startswith(("/dev/pts/", "/dev/shm/", "/memfd:")) or _NO_PATH.fullmatch(full):  # noqa: S108
@@ -81,18 +82,32 @@ class Paths:
             return os.path.realpath(joined)
         return os.path.join(os.path.realpath(head), tail)
 
-    def candidates(self, path: Any, follow: bool) -> list[str]:
+    def candidates(self, path: Any, follow: bool, read: bool = False) -> list[str]:
         """Every real path an `open` event's path may name (its dir_fd is not in the event)."""
         if type(path) is int:
             full = self.full(path, None, follow)
             return [] if full is None else [full]
         name = text(path)
         if os.path.isabs(name):
-            return [os.path.realpath(name)]
+            return [self.real_for_reading(name) if read else os.path.realpath(name)]
         found = [os.path.realpath(os.path.join(os.getcwd(), name))]
         for directory in _open_directories():
             found.append(os.path.realpath(os.path.join(directory, name)))
         return found
+
+    def real_for_reading(self, name: str) -> str:
+        """realpath(name), with the real path of its directory remembered where no Python code of
+        the test can change it (outside the roots, no `..`): every import opens a file, and a
+        realpath is a stat a component."""
+        head, tail = os.path.split(name)
+        real = self.dirs.get(head)
+        if real is None:
+            real = os.path.realpath(head)
+            fixed = "/.." not in head and not self.inside(os.path.normpath(head)) and not self.inside(real)
+            if fixed and len(self.dirs) < 4096:
+                self.dirs[head] = real
+        full = os.path.join(real, tail)
+        return os.path.realpath(full) if tail in ("", ".", "..") or os.path.islink(full) else full
 
     def foreign(self, pid: int, what: str) -> bool:
         """Whether reading `what` of `pid` reads another process: any other for its environment;

@@ -82,7 +82,7 @@ class Judge:
         if type(flags) is not int:
             flags = _WRITE_FLAGS  # unknown flags: judged as a write
         own = type(path) is not int and _OWN.fullmatch(text(path)) is not None
-        for full in self.paths.candidates(path, follow=True):
+        for full in self.paths.candidates(path, follow=True, read=not flags & _WRITE_FLAGS):
             match = None if own else _PROC.fullmatch(full)
             if match and self.paths.foreign(int(match.group(1)), match.group(2)):
                 raise self.refused(f"read the {_WHAT[match.group(2)]} of process {match.group(1)} ({full})")
