@@ -558,3 +558,54 @@ def test_the_legitimate_neighbours_still_pass(ready) -> None:
     out = ready.score(skip_test=False)
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
     assert _layers_reported(out) == (ready.mode == "no-namespaces")
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_a_connect_off_loopback_is_refused_before_any_socket_call(ready) -> None:
+    """The connect's audit event alone (sys.audit: no socket I/O, no packet), raised by the test:
+    the hook raises, so the connect that would follow never runs."""
+    code = """
+        import socket, sys
+        with socket.socket() as s:
+            try:
+                sys.audit("socket.connect", s, ("203.0.113.7", 80))
+            except PermissionError:
+                print("refused")
+                sys.exit(0)
+        sys.exit(3)  # the observer let it through: a real connect would have followed
+    """
+    ready.manifest(required_test=_py(code))
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert "refused" in out.report["test"]["output_tail"]
+    assert _observed(out) == ["connected to 203.0.113.7:80"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_another_processs_environment_is_not_read(ready) -> None:
+    """A process outside the test's tree holds a key in its environment (as score-diff's own holds
+    the agent session's); the test looks for it in every /proc/<pid>/environ it can see."""
+    import subprocess
+
+    env = dict(os.environ, SCORE_OBS26_PLANTED="planted-value-not-for-the-test")
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+    code = """
+        import os, sys
+        found = False
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and int(pid) != os.getpid():
+                try:
+                    found |= b"SCORE_OBS26_PLANTED" in open(f"/proc/{pid}/environ", "rb").read()
+                except OSError:
+                    pass
+        sys.exit(3 if found else 0)
+    """
+    ready.manifest(required_test=_py(code))
+    try:
+        out = ready.score(skip_test=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text  # not test-failed: nothing read
+    assert all(o.startswith("read the environment of process ") for o in _observed(out))
