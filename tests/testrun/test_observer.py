@@ -609,3 +609,31 @@ def test_another_processs_environment_is_not_read(ready) -> None:
         holder.wait()
     assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text  # not test-failed: nothing read
     assert all(o.startswith("read the environment of process ") for o in _observed(out))
+
+
+@pytest.mark.parametrize("ready", MODES, indirect=True)
+def test_a_pth_file_in_the_user_site_never_runs_in_a_child(ready, listener) -> None:
+    """A .pth line in the user site runs before sitecustomize. The test plants one under its HOME
+    and starts Pythons whose environment drops PYTHONNOUSERSITE: subprocess's is mended (the
+    .pth is not read), posix_spawn's is refused; the listener hears from neither. (A virtualenv
+    without system site packages reads no user site at all; the base interpreter does.)"""
+    _, path = listener
+    code = f"""
+        import os, site, subprocess, sys
+        user_site = site.getusersitepackages()
+        os.makedirs(user_site, exist_ok=True)
+        line = "import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r}); s.sendall(b'x')"
+        open(os.path.join(user_site, "zz.pth"), "w").write(line + "\\n")
+        env = {{k: v for k, v in os.environ.items() if k != "PYTHONNOUSERSITE"}}
+        env.update(PYTHONSAFEPATH="1")  # drops nothing: the observer stays
+        subprocess.run([sys.executable, "-c", "pass"], env=dict(env), check=True)
+        try:
+            os.waitpid(os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], dict(env)), 0)
+        except PermissionError:
+            pass
+    """
+    base = getattr(sys, "_base_executable", sys.executable)  # reads the user site, as a venv's does not
+    ready.manifest(required_test=[base, *_py(code)[1:]])
+    out = ready.score(skip_test=False)
+    assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
+    assert _observed(out) == [f"started the Python {base} without the observer (PYTHONNOUSERSITE was removed)"]
