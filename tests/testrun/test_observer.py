@@ -329,6 +329,8 @@ def test_a_python_child_that_would_not_load_the_observer(tmp_path: Path, argv, f
 
 def test_a_python_childs_environment_is_mended_or_refused(tmp_path: Path, monkeypatch) -> None:
     h = programs(tmp_path, [])
+    frozen_off = {"PATH": os.environ["PATH"], "PYTHON_FROZEN_MODULES": "off"}  # 3.13's -X frozen_modules=off
+    assert h.refused("subprocess.Popen", sys.executable, ["python", "-c", "pass"], None, frozen_off) is not None
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": "src"}  # pytester's way: its own entry first
     assert h.refused("subprocess.Popen", sys.executable, ["python", "-c", "pass"], None, env) is None
     assert env["PYTHONPATH"] == os.pathsep.join([observer.SITE_DIR, "src"])

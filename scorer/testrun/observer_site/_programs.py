@@ -110,6 +110,8 @@ class Programs:
         if type(argv) not in (list, tuple):
             raise self.refused(f"started the Python {name} with a command line the observer cannot read")
         flag = dropping_flag([text(a) for a in argv])
+        if flag is None and _get(os.environ if env is None else env, "PYTHON_FROZEN_MODULES") == "off":
+            flag = "PYTHON_FROZEN_MODULES=off"  # Python 3.13's variable for -X frozen_modules=off
         if flag is not None:
             raise self.refused(f"started the Python {name} with {flag}, which would not load the observer")
         if env is None:
