@@ -208,6 +208,22 @@ def test_writes_and_metadata_outside_the_roots(hook: Harness) -> None:
     assert hook.refused("open", str(out), "r", os.O_RDONLY) is None  # reads are the jail's, not the observer's
 
 
+def test_files_c_code_makes_are_judged_by_their_events(hook: Harness) -> None:
+    """sqlite3 opens its database in C (no `open` event); a bound unix socket makes a file."""
+    out = hook.outside / "x.db"
+    assert hook.refused("sqlite3.connect", str(out)) is not None
+    assert hook.refused("sqlite3.connect", f"file://{out}?mode=rwc") is not None
+    assert hook.refused("sqlite3.connect", f"file:{out}") is not None
+    assert hook.refused("sqlite3.connect", str(hook.root / "x.db")) is None
+    assert hook.refused("sqlite3.connect", ":memory:") is None
+    with socket.socket(socket.AF_UNIX) as sock:
+        assert hook.refused("socket.bind", sock, str(hook.outside / "s.sock")) is not None
+        assert hook.refused("socket.bind", sock, str(hook.root / "s.sock")) is None
+        assert hook.refused("socket.bind", sock, "\0abstract-listener") is None
+    with inet() as sock:
+        assert hook.refused("socket.bind", sock, ("127.0.0.1", 0)) is None
+
+
 def test_a_descriptor_or_dir_fd_is_judged_by_what_it_names(hook: Harness) -> None:
     out = hook.outside / "key"
     out.write_text("x")

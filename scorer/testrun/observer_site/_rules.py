@@ -72,6 +72,10 @@ class Judge:
             self.on_new_socket(args[1], args[2])
         elif event in _RESOLVE_EVENTS and args and not self.network:
             self.on_resolve(event, args[0])
+        elif event == "socket.bind" and len(args) >= 2 and type(args[1]) in (str, bytes):
+            self.on_bind(args[1])
+        elif event == "sqlite3.connect" and args:
+            self.on_database(args[0])
         elif event == "socket.sethostname":
             raise self.refused("changed the host name")
         else:
@@ -96,6 +100,24 @@ class Judge:
         if event == "os.mkdir" and os.path.isdir(full):
             return  # makedirs(exist_ok=True) on a directory that is there changes nothing
         raise self.refused(f"wrote {full} ({event})")
+
+    def on_bind(self, address: Any) -> None:
+        """A unix socket bound to a path makes a file there (abstract and autobound names make none)."""
+        if address[:1] not in ("\0", b"\0") and address:
+            self.on_change("socket.bind", address, None, False)
+
+    def on_database(self, database: Any) -> None:
+        """sqlite3 opens its file in C, with no `open` event: its connect names it (a file: URI too)."""
+        name = text(database)
+        if name in ("", ":memory:") or name.startswith("file::memory:"):
+            return
+        if name.startswith("file:"):
+            from urllib.parse import unquote  # here: not one more import in every Python
+
+            name = unquote(name[5:].split("?", 1)[0].split("#", 1)[0])
+            name = name[len("//localhost") :] if name.startswith("//localhost/") else name
+            name = name[2:] if name.startswith("//") else name
+        self.on_change("sqlite3.connect", name, None, True)
 
     # -- network ----------------------------------------------------------------------------
     def on_connect(self, sock: Any, address: Any) -> None:
