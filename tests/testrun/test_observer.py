@@ -314,6 +314,8 @@ def test_programs_are_matched_by_what_they_are_not_their_name(tmp_path: Path) ->
     assert h.refused("os.exec", str(fake), [str(fake)], None) is not None
     assert h.refused("os.posix_spawn", "/bin/ls", ["ls"], {}) is not None
     assert h.refused("os.system", b"ls") is not None  # sh is not listed
+    # os.execvp tries each PATH entry: an entry that holds no such file runs nothing
+    assert h.refused("os.exec", str(tmp_path / "nowhere" / "git"), ["git"], None) is None
     h.close()
 
 

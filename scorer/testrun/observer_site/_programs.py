@@ -74,12 +74,16 @@ class Programs:
             self.env[_key(args[0])] = None
         elif event == "subprocess.Popen" and len(args) >= 4:
             self.start(args[0], args[1], args[2], args[3], mend=True)
-        elif event in ("os.exec", "os.posix_spawn") and len(args) >= 3:
+        elif event == "os.exec" and len(args) >= 3:
+            # os.execvp tries each PATH entry in turn: one that holds no file runs nothing
+            if type(args[0]) is int or os.path.exists(text(args[0])):
+                self.start(args[0], args[1], None, args[2], mend=False)
+        elif event == "os.posix_spawn" and len(args) >= 3:
             self.start(args[0], args[1], None, args[2], mend=False)
         elif event == "os.spawn" and len(args) >= 4:
             self.start(args[1], args[2], None, args[3], mend=False)
         elif event == "os.system":
-            self.start("sh", ["sh", "-c"], None, None, mend=False)
+            self.start("/bin/sh", ["sh", "-c"], None, None, mend=False)  # what system(3) runs
 
     def start(self, program: Any, argv: Any, cwd: Any, env: Any, mend: bool) -> None:
         name = text(program)
