@@ -657,3 +657,16 @@ def test_a_pth_file_in_the_user_site_never_runs_in_a_child(ready, listener) -> N
     out = ready.score(skip_test=False)
     assert out.exit_code == 1 and out.codes == {"test-envelope"}, out.text
     assert _observed(out) == [f"started the Python {base} without the observer (PYTHONNOUSERSITE was removed)"]
+
+
+def test_a_test_that_closes_or_replaces_the_observers_socket_is_still_reported(hook: Harness) -> None:
+    with inet() as sock:
+        os.close(hook.obs.fd)  # os.closerange(3, ...) in the test
+        assert hook.refused("socket.connect", sock, ("203.0.113.7", 80)) is not None
+        taken = hook.obs.fd
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), taken)  # writes that succeed and go nowhere
+        try:
+            assert hook.refused("socket.connect", sock, ("203.0.113.7", 81)) is not None
+        finally:
+            os.close(taken)

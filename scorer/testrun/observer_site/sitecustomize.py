@@ -57,16 +57,25 @@ class _Observer:
         self.judge = rules.Judge(config, raw, _HERE, Refused)
         self.sent = 0
         self.inside: set[int] = set()  # threads now in the hook: another thread's event is still judged
+        self.path = config["socket"]
+        self.connect()
+
+    def connect(self) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.connect(config["socket"])
+        self.sock.connect(self.path)
+        self.fd = self.sock.fileno()
+        self.identity = _identity(self.fd)
 
     def report(self, what: str) -> None:
         if self.sent >= _MAX_REPORTS:
             return
         self.sent += 1
         data = json.dumps({"pid": os.getpid(), "attempt": what}).encode("utf-8", "replace")[:2000]
-        try:  # noqa: SIM105 - contextlib would be one more import in every Python the test starts
-            os.write(self.sock.fileno(), data)
+        try:
+            if _identity(self.fd) != self.identity:  # the test closed it, or put another file there
+                self.sock.detach()  # that descriptor is the test's now: not ours to close
+                self.connect()
+            os.write(self.fd, data)
         except OSError:
             pass  # score-diff no longer listens: nothing to tell, and the refusal still stands
 
@@ -87,6 +96,14 @@ class _Observer:
             self.inside.discard(me)
         self.report(what)
         raise PermissionError(f"score-diff's observer refused this: the required test {what} (outside its envelope)")
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _install() -> None:
