@@ -69,6 +69,20 @@ class Harness:
         self.obs.sock.close()
 
 
+@pytest.fixture(autouse=True)
+def _own_environment():
+    """Mending the inherited environment writes this process's os.environ: every key it touches
+    goes back afterwards, or each later Python this suite starts would look for the observer."""
+    keys = (observer.CONFIG_ENV, "PYTHONPATH", "PYTHONNOUSERSITE")
+    saved = {key: os.environ.get(key) for key in keys}
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 @pytest.fixture
 def hook(tmp_path: Path):
     harness = Harness(tmp_path)
@@ -357,6 +371,9 @@ def test_a_python_childs_environment_is_mended_or_refused(tmp_path: Path, monkey
     assert h.refused("os.posix_spawn", sys.executable, ["python"], {"PATH": "/bin"}) is not None
     assert h.refused("os.exec", sys.executable, ["python"], {"PYTHONPATH": "src"}) is not None
     # the inherited environment, emptied behind os.environ's back, is put back before the start
+    # (this process's own: monkeypatch puts every key the mending touches back afterwards)
+    monkeypatch.delenv(observer.CONFIG_ENV, raising=False)
+    monkeypatch.delenv("PYTHONNOUSERSITE", raising=False)
     monkeypatch.setenv("PYTHONPATH", "src")
     h.obs.hook("os.unsetenv", (b"SCORE_DIFF_OBSERVER",))
     assert h.refused("subprocess.Popen", sys.executable, ["python", "-c", "pass"], None, None) is None
