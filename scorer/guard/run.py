@@ -79,12 +79,11 @@ def load_fence(
     the validation would live where the job can write it)."""
     from ..checks.job import Job
     from ..inspection.git import Repository
-    from ..pipeline import Options as ScoreOptions
-    from ..pipeline import committed_fence
+    from .fence import read_fence
 
     repo = Repository(root, environ, discovered=(root, git_dir, False))  # `locate` asked git already
     try:
-        manifest, rel = committed_fence(repo, ScoreOptions(repo=root, manifest=opts.manifest, cwd=opts.cwd), environ)
+        manifest, rel = read_fence(repo, opts.manifest, opts.cwd, environ)
     finally:
         repo.close()
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)

@@ -36,6 +36,7 @@ WRITE_PATH = [
     "scorer.guard.agents.claude",
     "scorer.guard.answer",
     "scorer.guard.decide",
+    "scorer.guard.fence",  # issue 29: the fence read with one git call; scorer.pipeline is no longer loaded
     "scorer.guard.paths",
     "scorer.guard.payload",
     "scorer.guard.run",
@@ -54,7 +55,6 @@ WRITE_PATH = [
     "scorer.manifest.pin",
     "scorer.manifest.schema",
     "scorer.model",
-    "scorer.pipeline",
     "scorer.secrets",
     "scorer.secrets.detector_table",
     "scorer.secrets.detectors",
