@@ -21,15 +21,29 @@ if TYPE_CHECKING:
 
 
 def read_fence(
-    repo: Repository, manifest: str | None, cwd: str, environ: Mapping[str, str]
+    root: str, git_dir: str, manifest: str | None, cwd: str, environ: Mapping[str, str]
 ) -> tuple[Manifest, str | None]:
-    """(the manifest, its repo-relative path) exactly as `pipeline.committed_fence` finds it."""
+    """(the manifest, its repo-relative path) exactly as `pipeline.committed_fence` finds it, in
+    the repository `locate` found (root, git_dir)."""
+    from ..inspection.gitprocess import GitProcess
+    from ..manifest.locate import manifest_location, read_manifest
+
+    # The refusals scoring makes before any git call (GIT_DIR elsewhere, GIT_OBJECT_DIRECTORY, ...).
+    GitProcess(root, environ, discovered=(root, git_dir, False))
+    path, rel = manifest_location(manifest, cwd, root, environ)
+    if rel is None and manifest is not None:  # outside the repository: git has nothing to say (nor asks scoring)
+        return read_manifest(None, path, None, None, None, environ).manifest, None
+    from ..inspection.git import Repository
+
+    repo = Repository(root, environ, discovered=(root, git_dir, False))
     try:
         return _from_head(repo, manifest, cwd, environ)
     except Exception:  # committed_fence reads it again and raises its own error (fail closed)
         from ..pipeline import Options, committed_fence
 
-        return committed_fence(repo, Options(repo=repo.work_tree, manifest=manifest, cwd=cwd), environ)
+        return committed_fence(repo, Options(repo=root, manifest=manifest, cwd=cwd), environ)
+    finally:
+        repo.close()
 
 
 def _from_head(
@@ -41,10 +55,8 @@ def _from_head(
 
     root = repo.work_tree
     path, rel = manifest_location(manifest, cwd, root, environ)
-    if rel is None:  # outside the repository: nothing to ask git (committed_fence asks nothing either)
-        if manifest is None:
-            raise LookupError("$SCORE_DIFF_MANIFEST outside the repository: committed_fence refuses it")
-        return read_manifest(repo, path, None, None, None, environ).manifest, None
+    if rel is None:  # $SCORE_DIFF_MANIFEST outside the repository: committed_fence refuses it in its words
+        raise LookupError(path)
     job_dir = jobs.JOBS_DIR + "/"
     entries = repo.tree_entries("HEAD", [rel, rel + PIN_SUFFIX, *([job_dir] if manifest is None else [])])
     job = None

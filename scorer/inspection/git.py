@@ -12,12 +12,15 @@ import hashlib
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import GitError, UnreadableFile
 from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = [
     "DIFF_ARGS",

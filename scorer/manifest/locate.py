@@ -85,7 +85,7 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 
 
 def read_manifest(
-    repo: Repository,
+    repo: Repository | None,  # None only for a manifest outside the repository (rel None): git is not asked
     path: Path,
     rel: str | None,
     base: str | None,
@@ -114,7 +114,11 @@ def read_manifest(
             "--manifest to score against another file"
         )
     commit = base if base is not None else head
-    committed = _committed(repo, commit, rel, entries) if commit is not None and rel is not None else None
+    committed = None
+    if commit is not None and rel is not None:
+        if repo is None:
+            raise ManifestError(f"{rel}: a manifest in the repository is read through git, and none was given")
+        committed = _committed(repo, commit, rel, entries)
     if committed is None and (base is not None and rel is not None):
         raise ManifestError(
             f"manifest {rel} does not exist at the base commit; commit it to the base "
