@@ -8,7 +8,6 @@ errors); gitparse reads the NUL-separated output of the ones that need parsing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -516,7 +515,7 @@ class Repository(GitProcess):
         found: dict[str, bytes] = {}
         for path, sha in wanted.items() if self.root is not None else ():
             data = _plain_file(self.root or "", path, limit)
-            if data is not None and blob_id(data, sha) == sha:
+            if data is not None and _small_blob_id(data, sha) == sha:
                 found[sha] = data
         rest = sorted({sha for sha in wanted.values() if sha not in found})
         return {**found, **(self.blobs(rest) if rest else {})}
@@ -609,7 +608,17 @@ def _plain_file(root: str, path: str, limit: int) -> bytes | None:
         return None
 
 
+def _small_blob_id(data: bytes, like: str) -> str:
+    """`blob_id` for a file of a few kilobytes (a manifest), without loading OpenSSL (digest.py)."""
+    from .. import digest
+
+    algo = digest.sha256 if len(like) == 64 else digest.sha1
+    return str(algo(b"blob %d\0" % len(data) + data).hexdigest())
+
+
 def blob_id(data: bytes, like: str) -> str:
     """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
+    import hashlib  # OpenSSL's, for files of any size; the guard's path does without it (_small_blob_id)
+
     algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
     return algo(b"blob %d\0" % len(data) + data).hexdigest()

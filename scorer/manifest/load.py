@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import digest
 from ..errors import ManifestError
 from . import globs
 from .schema import SchemaError, Validator
@@ -255,7 +255,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     fields: dict[str, Any] = {**simple, **paths}
     return Manifest(
         **fields,
-        sha256=hashlib.sha256(raw).hexdigest(),
+        sha256=digest.sha256(raw).hexdigest(),
         source=source,
         warnings=warnings,
     )

@@ -29,6 +29,7 @@ WRITE_PATH = [
     "scorer.commands",
     "scorer.commands.guard",
     "scorer.context",
+    "scorer.digest",  # issue 29: sha256 without loading OpenSSL (hashlib)
     "scorer.entry",
     "scorer.errors",
     "scorer.guard",
@@ -61,6 +62,7 @@ WRITE_PATH = [
 # Standard-library modules a Write never needs: each is milliseconds (argparse alone 4-13 ms).
 NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]
 NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempfile", "datetime", "secrets"]  # issue 29
+NEVER += ["hashlib", "_hashlib", "base64"]
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
 
