@@ -60,7 +60,7 @@ def _from_head(
     job_dir = jobs.JOBS_DIR + "/"
     entries = repo.tree_entries("HEAD", [rel, rel + PIN_SUFFIX, *([job_dir] if manifest is None else [])])
     job = None
-    if any(name.startswith(job_dir) for name in entries):  # only then can the branch name the fence
+    if manifest is None and any(name.startswith(job_dir) for name in entries):  # only then can the branch choose
         job = jobs.job_from_branch(repo.branch())
         mode, kind, _ = entries.get(jobs.manifest_rel(job), ("", "", "")) if job else ("", "", "")
         if kind == "blob" and mode != "120000":  # what Repository.read_file calls a file (no symlink)

@@ -140,3 +140,15 @@ def test_an_unborn_head_reads_the_manifest_on_disk_as_before(repo: GitRepo) -> N
     repo.write("job_manifest.json", json.dumps(FENCE))
     assert verdict(*hook(repo, "allowed/n.py")[:2]) == "allow"
     assert verdict(*hook(repo, "other/n.py")[:2]) == "unlisted-path"
+
+
+def test_a_manifest_named_on_the_command_line_is_not_swapped_for_the_branch_job(tracked: GitRepo) -> None:
+    jobs = tracked.root / ".score-diff" / "jobs"
+    jobs.mkdir(parents=True)
+    (jobs / "a.json").write_text(json.dumps({**FENCE, "job_id": "a", "allowed_paths": ["allowed/**"]}))
+    (jobs / "b.json").write_text(json.dumps({**FENCE, "job_id": "b", "allowed_paths": ["other/**"]}))
+    tracked.commit("two jobs")
+    tracked.git("checkout", "-q", "-b", "agent-b")
+    named = ("--manifest", str(jobs / "a.json"))  # --manifest wins over the branch, as in scoring
+    assert verdict(*hook(tracked, "allowed/n.py", "s1", *named)[:2]) == "allow"
+    assert verdict(*hook(tracked, "other/n.py", "s1", *named)[:2]) == "unlisted-path"
