@@ -8,7 +8,10 @@ command hook on a Write payload (a new process per call, as Claude Code and Code
 and the same payload POSTed to `score-diff serve` (its own process, on a loopback port) on a
 fresh connection per request: by one client, and by ten clients at once (each of the ten
 requests of a burst is one sample). Each round runs every row once, so load from other work
-spreads over all of them; p50 and p95 are reported. The decision log is written on every
+spreads over all of them; p50 and p95 are reported, and for the rows that are a process of their
+own the p50 of its CPU time (user + system, from the kernel's accounting of the reaped child):
+on a machine shared with other work the wall time measures the queue for a core as much as
+the program, the CPU time much less so. The decision log is written on every
 call, as in real use. `--tracked` commits the manifest in the repository and reads it from
 HEAD (git calls more per decision) instead of passing --manifest with a file outside it.
 `--baseline DIR` adds the command hook of another source checkout (the previous main) as a row;
@@ -25,6 +28,7 @@ import argparse
 import http.client
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -162,13 +166,16 @@ def main(argv: list[str] | None = None) -> int:
     server, port = start_sidecar([sys.executable, "-m", "scorer", "serve", *fence, "--log-db", log_db], repo)
     one, many = "sidecar, 1 client", f"sidecar, {CLIENTS} concurrent clients"
     times: dict[str, list[float]] = {name: [] for name in [*commands, one, many]}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     try:
         post(port, payload)  # the sidecar's own first call (imports) is not a sample
         for _ in range(args.calls):
             for name, (argv_, data) in commands.items():
+                cpu_before = _children_cpu()
                 started = time.perf_counter()
                 subprocess.run(argv_, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=repo)
                 times[name].append(time.perf_counter() - started)
+                cpu[name].append(_children_cpu() - cpu_before)
             times[one].append(post(port, payload))
             times[many].extend(burst(port, payload))
     finally:
@@ -179,12 +186,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.size} repository ({gen.info.get('files', '?')} files), {where}, {args.calls} rounds, Python "
         f"{sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}"
     )
-    print(f"{'':32} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"{'':32} {'p50 ms':>8} {'p95 ms':>8} {'cpu p50':>8}")
     for name, values in times.items():
-        print(f"{name:32} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f}")
-    floor = pct(times["python -c pass"], 0.5) + pct(times["git rev-parse"], 0.5)
-    hook = pct(times["guard (command hook)"], 0.5)
-    print(f"command hook / (start-up + one git call) = {hook / floor:.2f}x (target 2x: {2 * floor:.1f} ms)")
+        used = f"{pct(cpu[name], 0.5):8.1f}" if name in cpu else f"{'-':>8}"
+        print(f"{name:32} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f} {used}")
+    for what, table in (("wall", times), ("cpu", cpu)):
+        floor = pct(table["python -c pass"], 0.5) + pct(table["git rev-parse"], 0.5)
+        hook = pct(table["guard (command hook)"], 0.5)
+        ratio = f"{hook / floor:.2f}x (target 2x: {2 * floor:.1f} ms)"
+        print(f"command hook / (start-up + one git call), {what} p50 = {ratio}")
+    if "guard (command hook), baseline" in times:
+        for what, table in (("wall", times), ("cpu", cpu)):
+            now, then = pct(table["guard (command hook)"], 0.5), pct(table["guard (command hook), baseline"], 0.5)
+            print(f"command hook, {what} p50: {now:.1f} ms now, {then:.1f} ms baseline ({now / then:.2f}x)")
     if "guard, Bash known, baseline" in times:
         now, then = pct(times["guard, Bash known (git status)"], 0.5), pct(times["guard, Bash known, baseline"], 0.5)
         print(f"known Bash command: {now:.1f} ms now, {then:.1f} ms baseline ({now / then:.2f}x)")
@@ -194,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     single, ten = pct(times[one], 0.5), pct(times[many], 0.5)
     print(f"sidecar p50: {single:.1f} ms one client (target 5), {ten:.1f} ms ten (target 10)")
     return 0
+
+
+def _children_cpu() -> float:
+    """User + system seconds of every child reaped so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 if __name__ == "__main__":

@@ -18,17 +18,17 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import decision_journal as journal
 from .errors import ScoreDiffError
-from .model import Result
 from .secrets.redaction import redact, redact_with_counts
 
 if TYPE_CHECKING:
     import sqlite3  # imported where a database is opened: a guard row is only appended to the journal
+
+    from .model import Result
 
 SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock
@@ -123,9 +123,7 @@ def record(db_path: Path, result: Result, gate: str | None = None, spare: Path |
 
 
 def _uid() -> str:
-    import secrets
-
-    return secrets.token_hex(16)
+    return os.urandom(16).hex()  # secrets.token_hex(16), without importing secrets (and hmac) on every tool call
 
 
 def _keep(db_path: Path, row: dict[str, Any], spare: Path | None, busy_s: float, fold_from: int) -> str | None:
@@ -220,7 +218,9 @@ def _insert_rows(db_path: Path, rows: list[dict[str, Any]], busy_timeout_s: floa
 
 def _now() -> str:
     """The one timestamp format (scorer.pipeline.now_iso writes the same for a scoring row)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    import time  # not datetime: the guard logs a row per tool call, and datetime costs it a millisecond
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _r(text: str | None) -> str | None:

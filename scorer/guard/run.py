@@ -49,7 +49,7 @@ class FenceCache:
     def locate(self, cwd: str, environ: Mapping[str, str]) -> tuple[str, str]:
         found = self._roots.get(cwd)
         if found is None:
-            from ..inspection.git import locate
+            from ..inspection.gitprocess import locate
 
             found = locate(cwd, environ)
             if len(self._roots) > 1024:
@@ -78,15 +78,9 @@ def load_fence(
     on disk never loosens it), the pin from the same place, validated on every call (a cache of
     the validation would live where the job can write it)."""
     from ..checks.job import Job
-    from ..inspection.git import Repository
-    from ..pipeline import Options as ScoreOptions
-    from ..pipeline import committed_fence
+    from .fence import read_fence
 
-    repo = Repository(root, environ, discovered=(root, git_dir, False))  # `locate` asked git already
-    try:
-        manifest, rel = committed_fence(repo, ScoreOptions(repo=root, manifest=opts.manifest, cwd=opts.cwd), environ)
-    finally:
-        repo.close()
+    manifest, rel = read_fence(root, git_dir, opts.manifest, opts.cwd, environ)  # `locate` asked git already
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
     fence = GuardScope(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
     return Loaded(fence, manifest.sha256, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")
@@ -267,13 +261,14 @@ def evaluate_in_time(
     blocked read or a wait for git (whose process subprocess then kills). The one call it
     could not stop, tree-sitter's parse in C, is bounded by its input (shell/walker.py,
     MAX_HEREDOCS), so it ends in milliseconds. Elsewhere (the sidecar's handler threads) the
-    work runs on a thread that is abandoned at the deadline."""
-    import signal
+    work runs on a thread that is abandoned at the deadline. Which of the two is signal's own
+    answer: only the main thread may set a handler, so the command hook does not import threading."""
+    limit = DEADLINE_S if deadline_s is None else deadline_s
+    alarmed = _with_alarm(raw, opts, environ, limit)
+    if alarmed is not None:
+        return alarmed
     import threading
 
-    limit = DEADLINE_S if deadline_s is None else deadline_s
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        return _with_alarm(raw, opts, environ, limit)
     box: list[Outcome] = []
     worker = threading.Thread(target=lambda: box.append(evaluate(raw, opts, environ)), daemon=True)
     worker.start()
@@ -281,13 +276,19 @@ def evaluate_in_time(
     return box[0] if box else _timed_out(opts, limit)
 
 
-def _with_alarm(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], limit: float) -> Outcome:
+def _with_alarm(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], limit: float) -> Outcome | None:
+    """`evaluate` under an interval timer; None where there is none (not the main thread, no setitimer)."""
     import signal
 
     def ring(signum: int, frame: object) -> None:
         raise _Deadline
 
-    previous = signal.signal(signal.SIGALRM, ring)
+    if not hasattr(signal, "setitimer"):
+        return None
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except ValueError:  # "signal only works in main thread of the main interpreter"
+        return None
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         return evaluate(raw, opts, environ)

@@ -8,15 +8,18 @@ errors); gitparse reads the NUL-separated output of the ones that need parsing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import subprocess
+import stat
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ..errors import GitError
+from ..errors import GitError, UnreadableFile
 from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = [
     "DIFF_ARGS",
@@ -504,6 +507,19 @@ class Repository(GitProcess):
             pos = end + 1 + size + 1
         return found
 
+    def committed_bytes(self, wanted: Mapping[str, str], limit: int = 1 << 20) -> dict[str, bytes]:
+        """{blob id: bytes} for `wanted` ({path: blob id}). A working-tree file at that path whose
+        bytes hash to that id holds exactly those bytes, so it is read there, without a git call
+        (a symlink, a FIFO, a file over `limit` or one that differs is not); the rest come from
+        one `cat-file --batch`."""
+        found: dict[str, bytes] = {}
+        for path, sha in wanted.items() if self.root is not None else ():
+            data = _plain_file(self.root or "", path, limit)
+            if data is not None and _small_blob_id(data, sha) == sha:
+                found[sha] = data
+        rest = sorted({sha for sha in wanted.values() if sha not in found})
+        return {**found, **(self.blobs(rest) if rest else {})}
+
     def display_diff(self, base: str, head: str) -> str:
         """`git diff --stat` and the patch, for a person to read after a PASS."""
         plain = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", "-M")
@@ -581,7 +597,28 @@ def _c_quoted(path: str) -> bytes:
     return bytes(out + b'"')
 
 
+def _plain_file(root: str, path: str, limit: int) -> bytes | None:
+    """A regular file's bytes in the working tree, if it is one of at most `limit` bytes."""
+    try:
+        info = worktree.lstat(root, path)
+        if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return worktree.read_worktree_file(root, path)
+    except UnreadableFile:
+        return None
+
+
+def _small_blob_id(data: bytes, like: str) -> str:
+    """`blob_id` for a file of a few kilobytes (a manifest), without loading OpenSSL (digest.py)."""
+    from .. import digest
+
+    algo = digest.sha256 if len(like) == 64 else digest.sha1
+    return str(algo(b"blob %d\0" % len(data) + data).hexdigest())
+
+
 def blob_id(data: bytes, like: str) -> str:
     """git's object id for a blob of `data`, in the hash the repository uses (as long as `like`)."""
+    import hashlib  # OpenSSL's, for files of any size; the guard's path does without it (_small_blob_id)
+
     algo = hashlib.sha256 if len(like) == 64 else hashlib.sha1
     return algo(b"blob %d\0" % len(data) + data).hexdigest()

@@ -10,13 +10,16 @@ What score-diff asks git, and how it reads the answers, is `scorer.inspection.gi
 from __future__ import annotations
 
 import os
-import queue
-import subprocess
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GitError
+
+if TYPE_CHECKING:
+    import subprocess
+
+# subprocess, threading and queue are imported where git is started: a guard call whose fence
+# needs no git (a pinned session, a manifest outside the repository) does not pay for them.
 
 # Config that would change what git reports, pinned on every call.
 _PINNED = {
@@ -156,6 +159,8 @@ class GitProcess:
         `index` names a scratch index of the caller's own instead of the one git commits from;
         `cwd`, a directory of the caller's own (a temporary checkout) instead of the repository root.
         """
+        import subprocess
+
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
         env = self._env if env is None else env
         if index is not None:
@@ -194,6 +199,9 @@ class GitProcess:
         Threads drain stdout and stderr (reading releases the GIL), so git never waits for
         Python: it computes the next files while Python parses and checks the last ones.
         """
+        import queue
+        import threading
+
         stdout, stderr = proc.stdout, proc.stderr
         assert stdout is not None and stderr is not None
         chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -259,6 +267,8 @@ def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
 
 def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
     """(work tree, git dir, bare?) as git itself finds them from `where`."""
+    import subprocess
+
     env = git_environment(environ, "", None)
     del env["GIT_DIR"]  # discovery from the directory, as `git commit` run there would do
     argv = [
@@ -305,6 +315,8 @@ def locate(path: str, environ: Mapping[str, str], timeout_s: float = 10.0) -> tu
     """(working tree root, absolute git dir) of the repository holding `path`: one git call, no GitPython,
     for the guard that runs on every tool call. The environment is the one given, with git's
     answer-bending variables neutralised and GIT_DIR/GIT_WORK_TREE dropped so `path` decides."""
+    import subprocess
+
     env = {k: v for k, v in environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", *_REFUSED_ENV)}
     env.update(_ENV_OVERRIDES)
     argv = ["git", *PINNED_ARGS, "rev-parse", "--show-toplevel", "--absolute-git-dir"]

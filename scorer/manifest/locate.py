@@ -85,7 +85,7 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 
 
 def read_manifest(
-    repo: Repository,
+    repo: Repository | None,  # None only for a manifest outside the repository (rel None): git is not asked
     path: Path,
     rel: str | None,
     base: str | None,
@@ -94,6 +94,7 @@ def read_manifest(
     head: str | None = None,
     chosen_by_env: bool = False,
     reads: dict[str, bytes] | None = None,
+    entries: Mapping[str, tuple[str, str, str]] | None = None,
 ) -> LocatedManifest:
     """At `base` (--base mode) or at `head` (worktree mode) for a manifest inside the repository
     that is committed there; from disk otherwise. The pin comes from the same place.
@@ -101,7 +102,8 @@ def read_manifest(
     A pinned digest is checked against the raw bytes before anything is parsed. `reads`, if
     given, receives the repo-relative name and bytes of each file read from the working tree
     (a manifest not committed at HEAD, and its pin), so the inspection can hold them to what
-    git records.
+    git records. `entries`, if given, is what `git ls-tree` lists at `head` for the manifest and
+    its pin (the guard's one call, guard/fence.py); `head` may then be the name HEAD.
     """
     from .load import parse_manifest  # jsonschema and pathspec: imported while git already runs
 
@@ -112,7 +114,11 @@ def read_manifest(
             "--manifest to score against another file"
         )
     commit = base if base is not None else head
-    committed = _committed(repo, commit, rel) if commit is not None and rel is not None else None
+    committed = None
+    if commit is not None and rel is not None:
+        if repo is None:
+            raise ManifestError(f"{rel}: a manifest in the repository is read through git, and none was given")
+        committed = _committed(repo, commit, rel, entries)
     if committed is None and (base is not None and rel is not None):
         raise ManifestError(
             f"manifest {rel} does not exist at the base commit; commit it to the base "
@@ -125,7 +131,7 @@ def read_manifest(
         )
     if committed is not None and commit is not None:
         raw, pin = committed
-        source = f"{rel} at {'base' if base is not None else 'HEAD'} {commit[:12]}"
+        source = f"{rel} at {'base' if base is not None else 'HEAD'}" + (f" {commit[:12]}" if commit != "HEAD" else "")
         pin_file: Callable[[], bytes | None] = lambda: pin  # noqa: E731
     else:
         try:
@@ -144,10 +150,12 @@ def read_manifest(
     return LocatedManifest(parse_manifest(raw, source), commit if committed is not None else None)
 
 
-def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | None] | None:
+def _committed(
+    repo: Repository, commit: str, rel: str, listed: Mapping[str, tuple[str, str, str]] | None
+) -> tuple[bytes, bytes | None] | None:
     """The manifest's bytes and its pin's bytes (None if absent) at `commit`; None if the
     manifest is not there. A symlink or a directory there is refused, never followed."""
-    entries = repo.tree_entries(commit, [rel, rel + PIN_SUFFIX])
+    entries = repo.tree_entries(commit, [rel, rel + PIN_SUFFIX]) if listed is None else listed
     wanted = {}
     for name in (rel, rel + PIN_SUFFIX):
         if name not in entries:
@@ -161,7 +169,7 @@ def _committed(repo: Repository, commit: str, rel: str) -> tuple[bytes, bytes | 
         wanted[name] = sha
     if rel not in wanted:
         return None
-    blobs = repo.blobs(sorted(set(wanted.values())))
+    blobs = repo.committed_bytes(wanted)  # the working tree's copy when it is byte for byte the same
     pin_sha = wanted.get(rel + PIN_SUFFIX)
     return blobs[wanted[rel]], blobs[pin_sha] if pin_sha is not None else None
 

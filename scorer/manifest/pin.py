@@ -3,10 +3,10 @@ environment or a `.sha256` file beside it, checked before anything is parsed."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 
+from .. import digest
 from ..errors import ManifestError, ManifestHashMismatch
 
 PIN_SUFFIX = ".sha256"
@@ -51,7 +51,7 @@ def verify_pin(raw: bytes, expected: str | None, source: str) -> None:
     """Before anything else runs: the manifest's bytes must match the pinned digest."""
     if expected is None:
         return
-    actual = hashlib.sha256(raw).hexdigest()
+    actual = digest.sha256(raw).hexdigest()
     if actual != expected:
         raise ManifestHashMismatch(
             f"{source} has sha256 {actual}, but it is pinned to {expected}: "
@@ -61,4 +61,4 @@ def verify_pin(raw: bytes, expected: str | None, source: str) -> None:
 
 def pin_line(raw: bytes, name: str) -> str:
     """The `sha256sum` line for a manifest."""
-    return f"{hashlib.sha256(raw).hexdigest()}  {name}\n"
+    return f"{digest.sha256(raw).hexdigest()}  {name}\n"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import re
 from collections.abc import Callable
 
+from .. import digest
 from ..builtin_names import DETECTOR_IDS
 from ..model import AddedMatch, AddedText, Violation
 from .detector_table import _SECRETS, DETECTORS, RISKY_SHELL, SECRET, Detector, _value
@@ -44,7 +44,7 @@ def _pem_block() -> re.Pattern[str]:
 
 def fingerprint(value: str) -> str:
     """Stable id for one secret value: sha256: plus 16 hex digits."""
-    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
+    return "sha256:" + digest.sha256(value.encode()).hexdigest()[:16]
 
 
 def redacted(match: str) -> str:

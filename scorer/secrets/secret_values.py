@@ -7,8 +7,6 @@ credential or a stand-in (a vendor's documented sample, `changeme`, `<your key>`
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
 import math
 import re
@@ -120,6 +118,9 @@ def is_base64_text(value: str) -> bool:
     """Base64 (standard or URL-safe) whose decoded bytes are printable text."""
     if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9+/_-]+={0,2}", value):
         return False
+    import base64  # and struct with it: only for a value that looks like base64, not on every guard call
+    import binascii
+
     padded = value + "=" * (-len(value) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)

@@ -29,6 +29,7 @@ WRITE_PATH = [
     "scorer.commands",
     "scorer.commands.guard",
     "scorer.context",
+    "scorer.digest",  # issue 29: sha256 without loading OpenSSL (hashlib)
     "scorer.entry",
     "scorer.errors",
     "scorer.guard",
@@ -36,6 +37,7 @@ WRITE_PATH = [
     "scorer.guard.agents.claude",
     "scorer.guard.answer",
     "scorer.guard.decide",
+    "scorer.guard.fence",  # issue 29: the fence read with one git call; scorer.pipeline is no longer loaded
     "scorer.guard.paths",
     "scorer.guard.payload",
     "scorer.guard.run",
@@ -43,9 +45,7 @@ WRITE_PATH = [
     "scorer.guard.sessions",  # issue 28: the fence pinned to the session
     "scorer.guard.turns",
     "scorer.inspection",
-    "scorer.inspection.git",
-    "scorer.inspection.gitprocess",  # issue 21: git.py split into the queries and the process layer
-    "scorer.inspection.worktree",
+    "scorer.inspection.gitprocess",  # issue 21; issue 29: git.py (the queries) only when the fence is in the repository
     "scorer.manifest",
     "scorer.manifest.globs",
     "scorer.manifest.jobs",
@@ -54,7 +54,6 @@ WRITE_PATH = [
     "scorer.manifest.pin",
     "scorer.manifest.schema",
     "scorer.model",
-    "scorer.pipeline",
     "scorer.secrets",
     "scorer.secrets.detector_table",
     "scorer.secrets.detectors",
@@ -62,6 +61,10 @@ WRITE_PATH = [
 ]
 # Standard-library modules a Write never needs: each is milliseconds (argparse alone 4-13 ms).
 NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]
+NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempfile", "datetime", "secrets"]  # issue 29
+NEVER += ["hashlib", "_hashlib", "base64"]
+# What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
+PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
 
 
 def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[int, str, list[str]]:
@@ -77,17 +80,20 @@ def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[in
     return proc.returncode, proc.stdout.decode(), names
 
 
-def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
-    manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
-    payload: dict[str, object] = {
+def _write(repo: GitRepo) -> dict[str, object]:
+    return {
         "session_id": "s",
         "prompt_id": "p",
-        "cwd": str(committed.root),
+        "cwd": str(repo.root),
         "hook_event_name": "PreToolUse",
         "tool_name": "Write",
-        "tool_input": {"file_path": f"{committed.root}/allowed/new.py", "content": "x = 1\n"},
+        "tool_input": {"file_path": f"{repo.root}/allowed/new.py", "content": "x = 1\n"},
     }
-    code, out, names = imported(committed, payload, "--manifest", str(manifest), "--no-log")
+
+
+def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
+    manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
+    code, out, names = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
     assert (code, out) == (0, "")  # allowed
     ours = sorted({n for n in names if n == "scorer" or n.startswith("scorer.")})
     assert ours == WRITE_PATH
@@ -95,3 +101,12 @@ def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
     third_party = sorted({n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"scorer"} - site)
     assert [n for n in third_party if not n.startswith("_")] == []
     assert [n for n in NEVER if n in names] == []
+
+
+def test_a_pinned_session_with_the_fence_outside_starts_no_process_and_no_thread(committed: GitRepo) -> None:
+    manifest = committed.manifest(allowed_paths=["allowed/**"])
+    first = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
+    assert first[:2] == (0, "") and "subprocess" in first[2]  # the first call finds the repository with git
+    code, out, names = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
+    assert (code, out) == (0, "")
+    assert [n for n in PINNED_NEVER if n in names] == []

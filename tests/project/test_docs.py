@@ -196,6 +196,7 @@ OTHER_TOOLS_FLAGS = {
     "--dest",
     "--calls",
     "--baseline",
+    "--tracked",  # benchmarks/guard.py's
     "--junitxml",
     "--junit-xml",
     "--lf",

@@ -26,6 +26,7 @@ FLOORS: dict[str, int] = {
     "pytest_config": 0,
     "terminal": 0,
     "context": 0,
+    "digest": 0,  # sha256/sha1 without OpenSSL, for the guard's path
     "jail": 1,  # stdlib only: the test runner and the guard both use it
     "inspection": 1,
     "secrets": 1,
