@@ -156,11 +156,21 @@ class Workdir:
         self._made = os.path.isdir(self.root) and os.path.isfile(self._index)  # kept from the last run
         self.written = 0  # times written whole: 0 when every tree was reached by switching
 
+    # Below this size of index (about 600 files) writing the checkout whole costs less than the
+    # five git calls of a switch and its verification (benchmarks/commit_cost.py: +0.1 s a commit).
+    switch_from = 64 << 10
+
     def hold(self, tree: str) -> str:
         """Make the checkout hold exactly `tree` (a full tree id); its root."""
-        if not (self._made and self._switched(tree)):
+        if not (self._made and self._worth_switching() and self._switched(tree)):
             self._write_whole(tree)
         return self.root
+
+    def _worth_switching(self) -> bool:
+        try:
+            return os.path.getsize(self._index) >= self.switch_from
+        except OSError:
+            return False
 
     def _switched(self, tree: str) -> bool:
         verifying = os.path.join(self._scratch, "verify.index")

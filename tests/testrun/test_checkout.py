@@ -205,9 +205,12 @@ def kept_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary directory of this test's own, where the kept checkouts go."""
     import tempfile
 
+    from scorer.testrun import checkout
+
     temp = tmp_path / "tmp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(checkout.Workdir, "switch_from", 0)  # these trees are small: switch them all the same
     return temp
 
 
@@ -368,6 +371,18 @@ def test_only_the_most_recent_checkouts_are_kept(repo: GitRepo, kept_tmp: Path, 
         _hold(git, tmp_path / f"run{n}", first, key=f"{n:024x}")
     parent = kept_tmp / f"score-diff-checkouts-{os.getuid()}"
     assert len([p for p in parent.iterdir() if p.is_dir()]) == checkout.KEPT
+
+
+def test_a_small_checkout_is_written_whole_rather_than_switched(
+    repo: GitRepo, kept_tmp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorer.testrun import checkout
+
+    git, first, second = _trees(repo)
+    _hold(git, tmp_path / "run1", first)
+    monkeypatch.setattr(checkout.Workdir, "switch_from", 64 << 10)
+    work = _hold(git, tmp_path / "run2", second)
+    assert work.written == 1 and Path(work.root).is_relative_to(kept_tmp)
 
 
 def test_two_scorings_write_the_checkout_once(
