@@ -388,6 +388,7 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
     """Every check of the registry on one CheckInput: the violations capped per code, with every
     note and accepted justification; and the input they judged (its inspection the one judged)."""
     from .checks.contract import CheckInput, Findings
+    from .checks.pyast import one_scoring
     from .checks.registry import CHECKS
 
     job, rel, ins, content = inspected.job, inspected.rel, inspected.ins, inspected.content
@@ -397,7 +398,8 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
         else (ins, content, [])
     )
     given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
-    found = [check(given) for check in CHECKS]
+    with one_scoring():  # one parse and one walk of each changed module, for every check
+        found = [check(given) for check in CHECKS]
     violations = _on_the_base(cap_per_code([v for f in found for v in f.violations]), ins, opts)
     return given, Findings(
         tuple(violations),

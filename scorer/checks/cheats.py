@@ -157,9 +157,9 @@ def _new_findings(
     `base.was`. A first pass with the base's facts assumed at their strictest finds nothing in
     most modules, and then the base is never read."""
     tree = _parse(source)
-    if tree is None:
+    if tree is None or source is None:
         return []
-    walked = _touched_units(tree, c)
+    walked = _touched_units(pyast.flat(tree, source), c)
     if not walked:
         return []
     strictest = [
@@ -176,21 +176,17 @@ def _new_findings(
     return findings_
 
 
-def _touched_units(tree: ast.Module, c: model.ChangedPath) -> list[pyast.Unit]:
+def _touched_units(flat: pyast.Flat, c: model.ChangedPath) -> list[pyast.Unit]:
     """The module's top-level functions, classes and statements the diff touches; all of them for a
     new file, and when the change touches an import (an alias can turn a call elsewhere into a
     frame read)."""
-    every = pyast.units(tree)
+    every = pyast.units(flat.tree)
     if c.untracked or c.status == model.ADDED or not c.hunks:
         return every
     walked = pyast.touched(every, pyast.changed_spans(c.hunks))
-    if any(not u.name and _imports(u.node) for u in walked):
+    if any(isinstance(n, (ast.Import, ast.ImportFrom)) for _, n in flat.of(u.node for u in walked if not u.name)):
         return every
     return walked
-
-
-def _imports(node: ast.AST) -> bool:
-    return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(node))
 
 
 class _Every:
@@ -237,10 +233,10 @@ class _Base:
 
     def deciding(self, names: set[str]) -> set[str]:
         found: set[str] = set()
-        for path, _, source, units in self._units(names):
+        for path, tree, source, units in self._units(names):
             if b"__bool__" in source or b"__hash__" in source:
                 with pyast.deep(path):
-                    found |= _deciding_in(_scoped_units([u.node for u in units]))
+                    found |= _deciding_in(pyast.flat(tree, source).of(u.node for u in units))
         return found
 
 
@@ -284,15 +280,16 @@ def findings(source: bytes | None, plugin: bool, deciding: Container[str] = froz
 
 
 def _unit_findings(
-    tree: ast.Module, source: bytes | None, units: Sequence[pyast.Unit], plugin: bool, deciding: Container[str]
+    tree: ast.Module, source: bytes, units: Sequence[pyast.Unit], plugin: bool, deciding: Container[str]
 ) -> Iterator[Finding]:
     """The shapes in `units` of the module, in one walk. Names are resolved through every import
     of the module (only the units whose text says `import` are walked for them)."""
-    nodes = list(_scoped_units([u.node for u in units]))  # one walk of the units, read three times
-    names = _imported(n for _, n in _scoped_units(_importing(tree, source or b"")))
+    flat = pyast.flat(tree, source)  # the module's one walk: the units' nodes are slices of it
+    nodes = flat.of(u.node for u in units)
+    names = _imported(n for _, n in flat.of(_importing(tree, source)))
     scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
     # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
-    state = source is not None and (b"modules" in source or b"argv" in source)
+    state = b"modules" in source or b"argv" in source
     branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
     for scope, node in nodes:
         if not isinstance(node, _SHAPED):
@@ -318,21 +315,6 @@ def _importing(tree: ast.Module, source: bytes) -> list[ast.stmt]:
         return []
     lines = source.split(b"\n")
     return [u.node for u in pyast.units(tree) if any(b"import" in line for line in lines[u.first - 1 : u.last])]
-
-
-def _scoped(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
-    return _scoped_units(list(ast.iter_child_nodes(tree)))
-
-
-def _scoped_units(units: Sequence[ast.AST]) -> Iterator[tuple[str, ast.AST]]:
-    """Every node, in source order, with the qualified name of the function or class around it
-    (its own, for a def). A loop, not recursion: a deep expression costs no stack."""
-    stack: list[tuple[str, ast.AST]] = [("", c) for c in reversed(units)]
-    while stack:
-        scope, node = stack.pop()
-        inner = f"{scope}.{node.name}".lstrip(".") if isinstance(node, _DEFS) else scope
-        yield inner, node
-        stack.extend((inner, c) for c in reversed(list(ast.iter_child_nodes(node))))
 
 
 def _dump(node: ast.AST) -> str:
@@ -467,7 +449,7 @@ def deciding_methods(source: bytes | None) -> set[str]:
     constant is what the change did; a new constant one is an idiom (docutils' and minidom's
     nodes are always true, a singleton hashes alike)."""
     tree = _parse(source)
-    return _deciding_in(_scoped(tree)) if tree is not None else set()
+    return _deciding_in(pyast.flat(tree, source).nodes) if tree is not None and source is not None else set()
 
 
 def _deciding_in(nodes: Iterable[tuple[str, ast.AST]]) -> set[str]:
@@ -582,7 +564,7 @@ def _cannot_fail(
         read.add(params[0])
     # The same constant on every path: True on one path and False on another is a decision.
     constant = all(map(_is_constant, meaningful)) and len({_dump_value(r) for r in meaningful}) == 1
-    answer = ast.unparse(meaningful[0]) if meaningful[0] is not None else "None"
+    answer = ast.unparse(meaningful[0]) if constant and meaningful[0] is not None else "None"  # said only if constant
     if name in ("__eq__", "__ne__"):
         other_read = len(params) > 1 and params[1] in read
         # Equal to every instance of its own type is right for a class without data (cryptography's

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import hashlib
+import operator
+import re
 import sys
-from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import NamedTuple, TypeVar
 
 from ..errors import ScoreDiffError
 from ..model import Hunk
@@ -24,8 +28,14 @@ from ..model import Hunk
 _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 
 
+_V = TypeVar("_V")
 _TREES: dict[bytes, ast.Module | None] = {}  # by blob id: every check reads a blob's one tree
-_MAX_TREES = 1024  # a server scoring push after push keeps the newest this many
+_MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
+
+
+def blob_id(source: bytes) -> bytes:
+    """The git blob id (SHA-1) of `source`: the key of every per-blob cache of the checks."""
+    return hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
 
 
 def parse(source: bytes | None) -> ast.Module | None:
@@ -35,17 +45,42 @@ def parse(source: bytes | None) -> ast.Module | None:
     shared, so a reader that rewrites one works on a copy (assertions.py deep-copies first)."""
     if source is None:
         return None
-    key = hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    key = blob_id(source)
     if key in _TREES:
         return _TREES[key]
     try:
         tree: ast.Module | None = ast.parse(source.decode("utf-8", "replace"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python could not import it either
         tree = None
-    if len(_TREES) >= _MAX_TREES:
-        del _TREES[next(iter(_TREES))]
-    _TREES[key] = tree
+    _remember(_TREES, key, tree)
     return tree
+
+
+def _remember(cache: dict[bytes, _V], key: bytes, value: _V) -> None:
+    if len(cache) >= _MAX_TREES:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+@contextlib.contextmanager
+def one_scoring() -> Iterator[None]:
+    """The checks of one scoring: the cyclic garbage collector off while they run, and the trees
+    and walks they shared let go when they end (while it is still off).
+
+    A syntax tree holds no reference cycle, so reference counting frees it whole; but each of its
+    nodes (and each node's attribute dict) is an object the collector tracks, and each of the
+    collector's full passes, during the checks and at the interpreter's exit, walks every tree
+    still alive. On a change of 200 modules those passes cost about as much CPU as all the checks
+    together (docs/development.md, "What scoring costs")."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        _TREES.clear()
+        _FLATS.clear()
+        if was:
+            gc.enable()
 
 
 class Unit(NamedTuple):
@@ -64,6 +99,117 @@ def units(tree: ast.Module) -> list[Unit]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             name, first = node.name, min([node.lineno, *(d.lineno for d in node.decorator_list)])
         found.append(Unit(name, node, first, node.end_lineno or node.lineno))
+    return found
+
+
+Scoped = tuple[str, ast.AST]  # a node with the qualified name of the function or class around it
+
+
+class Flat(NamedTuple):
+    """Every node of a module in one walk: source order (depth first, as the code reads), each with
+    the qualified name of the function or class around it (its own, for a def). The nodes of each
+    top-level statement are one run of the list, so the nodes of the units a diff touches are a
+    few slices of it, never a second walk."""
+
+    tree: ast.Module  # the tree walked: the statements `of` takes are its own
+    nodes: list[Scoped]
+    spans: dict[int, tuple[int, int]]  # id() of each top-level statement of `tree` -> its run in `nodes`
+
+    def of(self, statements: Iterable[ast.stmt]) -> list[Scoped]:
+        """The nodes of `statements` (top-level statements of `tree`), in their order."""
+        found: list[Scoped] = []
+        for stmt in statements:
+            start, end = self.spans[id(stmt)]
+            found += self.nodes[start:end]
+        return found
+
+
+_FLATS: dict[bytes, Flat] = {}
+
+
+def flat(tree: ast.Module, source: bytes) -> Flat:
+    """The nodes of `tree`, the tree of `source` (`Flat`): walked once per blob for every check."""
+    key = blob_id(source)
+    found = _FLATS.get(key)
+    if found is None or found.tree is not tree:  # a tree parsed again after the cache let it go
+        nodes: list[Scoped] = []
+        spans: dict[int, tuple[int, int]] = {}
+        for stmt in tree.body:
+            start = len(nodes)
+            nodes += scoped([stmt])
+            spans[id(stmt)] = (start, len(nodes))
+        found = Flat(tree, nodes, spans)
+        _remember(_FLATS, key, found)
+    return found
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Fields that never hold a node the checks read: names, strings, numbers and constants, and the
+# one-word nodes (Load, Add, Eq, And, ...) that no shape is made of.
+_LEAF_KINDS = frozenset(
+    {"identifier", "string", "constant", "int", "expr_context", "boolop", "operator", "unaryop", "cmpop"}
+)
+_WORDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+_SIGNATURE = re.compile(r"\w+\((.*)\)")  # CPython's docstring of a node class: its ASDL line
+Children = Callable[[ast.AST], Sequence[object]]
+_CHILDREN: dict[type, Children | None] = {}
+
+
+def _children_of(cls: type) -> Children | None:
+    """How to read the fields of a node class that may hold child nodes, last first (None: it has
+    none), from the class's ASDL signature (`FunctionDef(identifier name, arguments args, stmt* body,
+    ...)`). A class whose signature does not read that way has its every field read, and kept where
+    it holds a node, as `ast.iter_child_nodes` reads them."""
+    every: tuple[str, ...] = getattr(cls, "_fields", ())
+    found = _SIGNATURE.fullmatch((cls.__doc__ or "").strip().split("\n", 1)[0])
+    kinds = [part.split() for part in found.group(1).split(",")] if found and found.group(1) else []
+    if found and [k[1] for k in kinds if len(k) == 2] == list(every) and len(kinds) == len(every):
+        fields = [name for kind, name in reversed(kinds) if kind.rstrip("*?") not in _LEAF_KINDS]
+        read: Children | None = _getter(fields) if fields else None
+    else:
+        read = partial(_every_child, every[::-1]) if every else None
+    _CHILDREN[cls] = read
+    return read
+
+
+def _getter(fields: Sequence[str]) -> Children:
+    if len(fields) > 1:
+        return operator.attrgetter(*fields)
+    one = operator.attrgetter(fields[0])
+    return lambda node: (one(node),)
+
+
+def _every_child(fields: Sequence[str], node: ast.AST) -> list[object]:
+    values = (getattr(node, name, None) for name in fields)
+    return [v for v in values if isinstance(v, (ast.AST, list)) and not isinstance(v, _WORDS)]
+
+
+def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
+    """Every node under `roots` (the roots included), in source order, with the qualified name of the
+    function or class around it (its own, for a def); the one-word nodes (contexts, operators) left
+    out. A loop, not recursion: a deep expression costs no stack."""
+    found: list[Scoped] = []
+    emit = found.append
+    stack: list[Scoped] = [(scope, r) for r in reversed(roots)]
+    push, pop = stack.append, stack.pop
+    while stack:
+        outer, node = pop()
+        cls = node.__class__
+        inner = (f"{outer}.{node.name}" if outer else node.name) if cls in _DEFS else outer  # type: ignore[attr-defined]
+        emit((inner, node))
+        try:
+            read = _CHILDREN[cls]
+        except KeyError:
+            read = _children_of(cls)
+        if read is None:
+            continue
+        for value in read(node):
+            if value.__class__ is list:
+                for item in reversed(value):
+                    if isinstance(item, ast.AST) and not isinstance(item, _WORDS):  # a Dict's keys hold None
+                        push((inner, item))
+            elif value is not None:
+                push((inner, value))  # type: ignore[arg-type]
     return found
 
 

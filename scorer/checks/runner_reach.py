@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -71,16 +70,53 @@ _MAX_SHAPES = 1024
 
 
 def shapes(source: bytes | None) -> tuple[Shape, ...]:
-    """(key, line, why) for each reach for the runner's state in the module, in ast.walk's order."""
+    """(key, line, why) for each reach for the runner's state in the module, in ast.walk's order.
+
+    The module's one walk (pyast.flat, shared with the cheat checks) first tells whether any shape
+    can be there; only then is the tree walked again, in ast.walk's order, for the shapes."""
     if source is None:
         return ()
-    key = hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    key = pyast.blob_id(source)
     if key not in _SHAPES:
         tree = pyast.parse(source)
         if len(_SHAPES) >= _MAX_SHAPES:
             del _SHAPES[next(iter(_SHAPES))]
-        _SHAPES[key] = () if tree is None else tuple(_shapes(list(ast.walk(tree))))
+        maybe = tree is not None and _may_have_shapes(pyast.flat(tree, source))
+        _SHAPES[key] = tuple(_shapes(list(ast.walk(tree)))) if maybe and tree is not None else ()
     return _SHAPES[key]
+
+
+def _may_have_shapes(flat: pyast.Flat) -> bool:
+    """False only where `_shapes` finds nothing: each shape needs a node that this reads in any
+    order, whatever the imports bind (an `_pytest` import; `register` called or bound by an import
+    to atexit.register; a `cmdline` and a `/proc` string; an `argv` attribute beside a report word)."""
+    words: set[str] = set()
+    for _, node in flat.nodes:
+        cls = node.__class__
+        if cls is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if value.__class__ is str:
+                words.update(w for w in _WORDS if w in value)
+        elif cls is ast.Attribute:
+            attr = node.attr  # type: ignore[attr-defined]
+            if attr == "register" or attr in _ARGV_NAMES:
+                words.add(attr)
+        elif (cls is ast.Import or cls is ast.ImportFrom) and _binds_register_or_internals(node):  # type: ignore[arg-type]
+            return True
+    argv = bool(words & _ARGV_NAMES) and bool(words & _REPORT)
+    return "register" in words or {"cmdline", "/proc"} <= words or argv
+
+
+_ARGV_NAMES = frozenset(a.rsplit(".", 1)[1] for a in _ARGV)
+_REPORT = frozenset(_REPORT_WORDS)
+_WORDS = ("cmdline", "/proc", *_REPORT_WORDS)
+
+
+def _binds_register_or_internals(node: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(node, ast.Import):
+        return any(a.name == "atexit.register" or a.name.split(".")[0] == "_pytest" for a in node.names)
+    module = node.module or ""
+    return module.split(".")[0] == "_pytest" or (module == "atexit" and any(a.name == "register" for a in node.names))
 
 
 def _shapes(nodes: list[ast.AST]) -> Iterator[Shape]:

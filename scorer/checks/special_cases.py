@@ -111,7 +111,8 @@ def branch(node: ast.AST) -> tuple[Pair, ...]:
     """What a branch (`if`, a conditional expression, a `match` case) compares with a literal
     and returns as a literal; () for any other node."""
     if isinstance(node, ast.If):
-        return _pairs(_compared(node.test), _returned(node.body))
+        compared = _compared(node.test)  # most tests compare with no literal: the body is not walked
+        return _pairs(compared, _returned(node.body)) if compared else ()
     if isinstance(node, ast.IfExp):
         body = _literal(node.body)
         return _pairs(_compared(node.test), [body] if body else [])

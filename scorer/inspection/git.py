@@ -180,6 +180,13 @@ class Repository(GitProcess):
             proc = self.start("checkout-index", "-u", "-f", "-z", "--stdin", stdin=True, env=env, cwd=work_tree)
             self.finish(proc, stale)
 
+    def tree_of_checkout(self, work_tree: str, index_file: str) -> str:
+        """The tree id of every file in the checkout `work_tree` (ignored ones too), each hashed
+        afresh into the new index `index_file`: no stat data of an earlier index is trusted."""
+        env = {**self._env, "GIT_INDEX_FILE": index_file, "GIT_WORK_TREE": work_tree}
+        self.finish(self.start("add", "--all", "--force", "--", ".", env=env, cwd=work_tree))
+        return self.finish(self.start("write-tree", env=env, cwd=work_tree)).decode().strip()
+
     def tree_of_worktree(self, head: str | None, paths: Sequence[str], index_file: str) -> str:
         """The tree id of HEAD with each of `paths` as the working tree holds it now (absent: removed),
         built in the scratch index `index_file`, as `git add` would store it: the repository's own

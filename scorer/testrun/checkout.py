@@ -21,12 +21,19 @@ says what each pass proves.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import pytest_config
+from ..errors import ScoreDiffError
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -134,24 +141,154 @@ def check_out(repo: Repository, tree: str, into: str, index_file: str) -> None:
 
 
 class Workdir:
-    """One temporary checkout, switched from tree to tree (the base's, the spec's, the job's): written
-    whole once, then only what differs and whatever the last run created or changed. On a
-    5,000-file tree a switch costs a few git calls where a fresh checkout writes every file."""
+    """The checkout the passes of a run take turns in (the base's tree, the spec's, the job's): made to
+    hold each tree by rewriting what differs from the tree it held and removing whatever a run created
+    (the one kept from the last run included, `workdir`), then verified: every file hashed afresh, as
+    `git add` would store it, must make exactly that tree. On any doubt (a mismatch, a git error) it is
+    written whole again. On a 5,000-file tree a switch costs a few git calls and a read of every
+    file, where writing the checkout whole costs over ten times as much."""
 
-    def __init__(self, repo: Repository, where: str) -> None:
+    def __init__(self, repo: Repository, where: str, scratch: str | None = None) -> None:
         self._repo = repo
         self.root = os.path.join(where, "tree")
         self._index = os.path.join(where, "tree.index")
-        self._made = False
+        self._scratch = scratch or where  # this run's own directory: the verifying index, a fallback place
+        self._made = os.path.isdir(self.root) and os.path.isfile(self._index)  # kept from the last run
+        self.written = 0  # times written whole: 0 when every tree was reached by switching
+
+    # Below this size of index (about 600 files) writing the checkout whole costs less than the
+    # five git calls of a switch and its verification (benchmarks/commit_cost.py: +0.1 s a commit).
+    switch_from = 64 << 10
 
     def hold(self, tree: str) -> str:
-        """Make the checkout hold exactly `tree`; its root."""
-        if self._made:
-            self._repo.switch_checkout(tree, self.root, self._index)
-        else:
-            check_out(self._repo, tree, self.root, self._index)
-            self._made = True
+        """Make the checkout hold exactly `tree` (a full tree id); its root."""
+        if not (self._made and self._worth_switching() and self._switched(tree)):
+            self._write_whole(tree)
         return self.root
+
+    def _worth_switching(self) -> bool:
+        try:
+            return os.path.getsize(self._index) >= self.switch_from
+        except OSError:
+            return False
+
+    def _switched(self, tree: str) -> bool:
+        verifying = os.path.join(self._scratch, "verify.index")
+        try:
+            self._repo.switch_checkout(tree, self.root, self._index)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(verifying)
+            return self._repo.tree_of_checkout(self.root, verifying) == tree
+        except (ScoreDiffError, OSError):
+            return False
+
+    def _write_whole(self, tree: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._index)
+        shutil.rmtree(self.root, ignore_errors=True)
+        if os.path.lexists(self.root):  # what a run left there cannot be removed: a new place of this run's
+            where = tempfile.mkdtemp(dir=self._scratch)
+            self.root, self._index = os.path.join(where, "tree"), os.path.join(where, "tree.index")
+        check_out(self._repo, tree, self.root, self._index)
+        self._made = True
+        self.written += 1
+
+
+KEPT = 4  # checkouts kept per user (the most recently used), each for one repository and job
+_KEPT_NAME = re.compile(r"[0-9a-f]{24}(\.lock)?")
+
+
+def kept_key(git_dir: str, job_id: str) -> str:
+    """The name of the checkout kept for one repository and job."""
+    named = f"{os.path.realpath(git_dir)}\0{job_id}".encode("utf-8", "surrogateescape")
+    return hashlib.sha256(named).hexdigest()[:24]
+
+
+@contextlib.contextmanager
+def workdir(repo: Repository, scratch: str, key: str | None) -> Iterator[Workdir]:
+    """The checkout a run's passes take turns in: the one kept for `key` (`kept_key`) from the last
+    run, locked for this run, when it can be had; else a new one in the run's `scratch` (no key, no
+    locking on this platform, a run beside this one holding the lock, or a place that is not this
+    user's alone or holds anything but checkouts). What was kept is verified before each use."""
+    place = _kept(key, repo.root) if key is not None else None
+    if place is None:
+        yield Workdir(repo, scratch, scratch)
+        return
+    where, lock = place
+    try:
+        yield Workdir(repo, where, scratch)
+    finally:
+        os.close(lock)  # the lock goes with it
+
+
+def _kept(key: str, repo_root: str | None) -> tuple[str, int] | None:
+    try:
+        import fcntl
+    except ImportError:  # no flock: never shared
+        return None
+    parent = os.path.join(tempfile.gettempdir(), f"score-diff-checkouts-{os.getuid()}")
+    where = os.path.join(parent, key)
+    for directory in (parent, where):
+        with contextlib.suppress(FileExistsError, OSError):
+            os.mkdir(directory, 0o700)
+        if not _private(directory):
+            return None
+    # pytest reads configuration files upward from the checkout: nothing but checkouts lives here
+    if not (_only(parent, _KEPT_NAME.fullmatch) and _only(where, {"tree", "tree.index"}.__contains__)):
+        return None
+    if repo_root is not None and os.path.commonpath([os.path.realpath(repo_root), os.path.realpath(where)]) == (
+        os.path.realpath(repo_root)
+    ):
+        return None
+    try:
+        lock = os.open(f"{where}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.utime(where)
+    except OSError:
+        os.close(lock)
+        return None
+    _forget_old(parent, fcntl)
+    return where, lock
+
+
+def _private(directory: str) -> bool:
+    """A real directory (not a link) of this user's that no one else may write or read."""
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _only(directory: str, allowed: Callable[[str], object]) -> bool:
+    try:
+        return all(allowed(name) for name in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def _forget_old(parent: str, fcntl: Any) -> None:
+    """Remove the kept checkouts beyond the KEPT most recently used, each one no run holds."""
+    try:
+        kept = [e for e in os.scandir(parent) if e.is_dir(follow_symlinks=False)]
+        kept.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in kept[KEPT:]:
+        try:
+            lock = os.open(f"{old.path}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(old.path, ignore_errors=True)
+        except OSError:
+            pass
+        finally:
+            os.close(lock)
 
 
 def _scored_tree(repo: Repository, ins: Inspection, index_file: str) -> str:

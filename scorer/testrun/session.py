@@ -61,17 +61,18 @@ def run_required(
     from ..inspection import snapshot
 
     scratch = _scratch(repo.root)
+    kept = checkout.kept_key(repo.git_dir, manifest.job_id)  # one checkout per repository and job, reused
     try:
         trees = checkout.plan(repo, ins, fence, scratch)
         before = snapshot.take(repo) if watch_tree else None
         changed = frozenset(p for c in ins.changed for p in (c.path, c.old_path) if p)
-        work = checkout.Workdir(repo, scratch)
-        run = Session(repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted)
-        collect = partial(_base_tests, run, trees, fence)
-        base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
-        # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
-        plugins = None if base is None else (base.plugins if base.plugins is not None else ())
-        test = _spec_then_job(run, trees, base, plugins, spec_only)
+        with checkout.workdir(repo, scratch, kept) as work:
+            run = Session(repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted)
+            collect = partial(_base_tests, run, trees, fence)
+            base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
+            # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
+            plugins = None if base is None else (base.plugins if base.plugins is not None else ())
+            test = _spec_then_job(run, trees, base, plugins, spec_only)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))

@@ -516,3 +516,156 @@ def test_since_does_not_judge_what_the_base_branch_already_has(pkg: GitRepo):
     pkg.commit("the branch's work")
     out = pkg.score("--since", "trunk")
     assert (out.exit_code, out.codes) == (0, set()), out.text
+
+
+# Every node kind the walk reads a field of: nested scopes, decorators, match cases, a dict with
+# `**` (a None key), comprehensions, f-strings, walrus, lambdas assigned to dunders, async code.
+MIXED = """import sys as s, inspect
+from inspect import stack as st
+
+
+@decorate(1, key="K" if s.argv else None)
+class Outer:
+    __eq__ = lambda self, other: True
+
+    class Inner:
+        def __hash__(self):
+            return 1
+
+        def __init__(self):
+            self.v = {**base, "a b/c": 1025, None: [x async for x in y]}
+
+    async def run(self, p):
+        match p:
+            case "path/one":
+                return 2048
+            case [1, *rest]:
+                return f"{rest!r:>{width}}"
+        if (n := len(p)) == "x/y z" or p in ("q=1", "r?2"):
+            return 4096
+        return st()[1].f_locals["expected"]
+
+
+Outer.__ne__ = lambda self, other: False
+"""
+
+
+def _stdlib_sample() -> list[bytes]:
+    import sysconfig
+    from pathlib import Path
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    words = (b"__eq__", b"__hash__", b"_getframe", b"sys.modules", b"match ")
+    found = (p.read_bytes() for p in sorted(root.glob("*.py")) if p.stat().st_size < 20_000)  # read in seconds
+    return [data for data in found if any(w in data for w in words)][:60]
+
+
+def _corpus_sources() -> list[bytes]:
+    from tests.cheat_corpus.cases import CASES
+
+    return [text.encode() for case in CASES for path, text in case.changes.items() if text and path.endswith(".py")]
+
+
+def test_the_shared_walk_finds_what_the_walk_of_each_unit_found():
+    """Differential (issue 29): findings and deciding methods from the module's one walk
+    (pyast.flat) against the walk as it was (tests/testing/cheats_reference.py), on this file's
+    tables, the cheat corpus and the standard library: same findings, keys, lines and order."""
+    from scorer.checks import pyast
+    from tests.testing.cheats_reference import reference_deciding_methods, reference_findings
+
+    tables = [MIXED, UTILS, *(c for c, _ in FIRES.values()), *QUIET.values(), *WARNS.values()]
+    sources = [*(t.encode() for t in tables), *_corpus_sources(), *_stdlib_sample()]
+    differ, found = [], 0
+    for source in sources:
+        with pyast.deep("differential"):
+            for plugin, deciding in ((False, frozenset()), (False, cheats._EVERY), (True, frozenset())):
+                theirs = reference_findings(source, plugin, deciding)
+                found += len(theirs)
+                if list(cheats.findings(source, plugin, deciding)) != theirs:
+                    differ.append((source[:60], plugin, deciding))
+            if cheats.deciding_methods(source) != reference_deciding_methods(source):
+                differ.append((source[:60], "deciding"))
+    assert len(sources) > 100 and found > 100 and not differ, (len(sources), found, differ[:3])
+
+
+def test_the_walk_reads_what_ast_iter_child_nodes_reads():
+    """pyast.scoped against ast.iter_child_nodes on every module of the sample: the same nodes in
+    the same order, less the one-word nodes (Load, Add, Eq) no check reads."""
+
+    from scorer.checks import pyast
+
+    for source in [MIXED.encode(), *_stdlib_sample()[:40]]:
+        tree = pyast.parse(source)
+        assert tree is not None
+        ours = [n for _, n in pyast.scoped(tree.body)]
+        theirs = [n for n in _preorder(tree.body) if not isinstance(n, pyast._WORDS)]
+        assert ours == theirs
+
+
+def _preorder(roots: list[Any]) -> list[Any]:
+    import ast
+
+    found, stack = [], list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return found
+
+
+def test_a_change_of_n_modules_parses_each_side_once(repo: GitRepo, monkeypatch: pytest.MonkeyPatch):
+    """N changed modules, each with a cheat in a touched function (so the base is read too): at most
+    N parses of the new versions and N of the base's, and each module walked once per side."""
+    import ast
+    from collections import Counter
+
+    from scorer.checks import pyast
+
+    n = 6
+    for i in range(n):
+        repo.write(f"pkg/mod{i}.py", f"import sys\n\n\ndef f{i}(x):\n    return x + {i}\n")
+    repo.commit("base")
+    repo.manifest(allowed_paths=["pkg/**"])
+    for i in range(n):
+        cheat = '    if "pytest" in sys.modules:\n        return 0\n'
+        repo.write(f"pkg/mod{i}.py", f"import sys\n\n\ndef f{i}(x):\n{cheat}    return x + {i}\n")
+    parsed: Counter[str] = Counter()
+    walked: Counter[int] = Counter()
+    real_parse, real_scoped = ast.parse, pyast.scoped
+
+    def counting(source: str, *args: Any, **kwargs: Any) -> ast.AST:
+        if kwargs.get("mode", "exec") == "exec":
+            parsed[source if isinstance(source, str) else bytes(source).decode()] += 1
+        return real_parse(source, *args, **kwargs)
+
+    def walking(roots: Any, scope: str = "") -> Any:
+        walked[id(roots[0])] += 1
+        return real_scoped(roots, scope)
+
+    monkeypatch.setattr(pyast.ast, "parse", counting)
+    monkeypatch.setattr(pyast, "scoped", walking)
+    out = repo.score()
+    assert out.where("test-runner-detected") == {(f"pkg/mod{i}.py", 5) for i in range(n)}, out.text
+    mine = {s: c for s, c in parsed.items() if "def f" in s}
+    assert len(mine) == 2 * n and set(mine.values()) == {1}, parsed
+    assert set(walked.values()) == {1}
+
+
+def test_one_scoring_lets_the_trees_go_and_restores_the_collector(pkg: GitRepo):
+    import gc
+
+    from scorer.checks import pyast
+
+    pkg.write("pkg/utils.py", UTILS + "\n\ndef more():\n    return 1\n")
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            assert pkg.score().codes == set()
+            assert gc.isenabled() is enabled and not pyast._TREES and not pyast._FLATS
+        finally:
+            gc.enable()
+    with pytest.raises(RuntimeError), pyast.one_scoring():
+        assert not gc.isenabled()
+        pyast.parse(b"x = 1\n")
+        raise RuntimeError("a check that fails")
+    assert gc.isenabled() and not pyast._TREES

@@ -21,26 +21,36 @@ ARGV = "import sys\n\n\ndef report():\n    return [a for a in sys.argv if a.star
 INTERNALS = "from _pytest.junitxml import LogXML\n"
 
 
-@pytest.mark.parametrize(
-    ("source", "keys"),
-    [
-        (EXIT_HOOK, {"atexit|os._exit"}),
-        (DECORATED, {"atexit|os._exit"}),
-        (LAMBDA, {"atexit|os._exit"}),
-        (GETATTR, {"atexit|os._exit"}),
-        (CMDLINE, {"proc|cmdline"}),
-        (ARGV, {"argv|report"}),
-        (INTERNALS, {"import|_pytest"}),
-        # what must not fire
-        ("import atexit\nimport logging\n\natexit.register(logging.shutdown)\n", set()),
-        ("import atexit\n\n\ndef _flush():\n    print('bye')\n\n\natexit.register(_flush)\n", set()),
-        ("import os\n\n\ndef child():\n    os._exit(0)  # after fork, as the manual says\n", set()),
-        ("import sys\n\n\ndef main():\n    return sys.argv[1:]\n", set()),
-        ("import sys\n\n\ndef out():\n    return sys.argv[0].endswith('.xml')\n", {"argv|out"}),
-        ("import pytest\n\n\ndef helper():\n    return pytest.approx(1.0)\n", set()),
-        ("def read():\n    return open('/proc/meminfo').read()\n", set()),
-    ],
-)
+_SHAPE_CASES = [
+    (EXIT_HOOK, {"atexit|os._exit"}),
+    (DECORATED, {"atexit|os._exit"}),
+    (LAMBDA, {"atexit|os._exit"}),
+    (GETATTR, {"atexit|os._exit"}),
+    (CMDLINE, {"proc|cmdline"}),
+    (ARGV, {"argv|report"}),
+    (INTERNALS, {"import|_pytest"}),
+    # each shape in the forms the quick look before the walk must not miss (issue 29)
+    ("import sys\n\n\ndef out():\n    return [a for a in sys.orig_argv if 'junit' in a]\n", {"argv|out"}),
+    ("import sys as s\n\n\ndef out():\n    return s.argv[-1] + '.xml'\n", {"argv|out"}),
+    ("from atexit import register as r\nimport os\n\n\n@r\ndef _done():\n    os._exit(0)\n", {"atexit|os._exit"}),
+    ("from atexit import register\nfrom os import _exit\n\nregister(lambda: _exit(3))\n", {"atexit|os._exit"}),
+    ("import atexit.register as r\nimport os\n\nr(lambda: os._exit(3))\n", {"atexit|os._exit"}),
+    ("def f():\n    import _pytest.config\n    return _pytest\n", {"import|_pytest"}),
+    ("from ._pytest import x\n", {"import|_pytest"}),
+    ("P = '/pr' 'oc/self/'\n\n\ndef args():\n    return open(P + 'cmd' 'line').read()\n", {"proc|cmdline"}),
+    ("P = '\\x2fproc'\nC = f'{P}/self/' 'cmdline'\n", {"proc|cmdline"}),
+    # what must not fire
+    ("import atexit\nimport logging\n\natexit.register(logging.shutdown)\n", set()),
+    ("import atexit\n\n\ndef _flush():\n    print('bye')\n\n\natexit.register(_flush)\n", set()),
+    ("import os\n\n\ndef child():\n    os._exit(0)  # after fork, as the manual says\n", set()),
+    ("import sys\n\n\ndef main():\n    return sys.argv[1:]\n", set()),
+    ("import sys\n\n\ndef out():\n    return sys.argv[0].endswith('.xml')\n", {"argv|out"}),
+    ("import pytest\n\n\ndef helper():\n    return pytest.approx(1.0)\n", set()),
+    ("def read():\n    return open('/proc/meminfo').read()\n", set()),
+]
+
+
+@pytest.mark.parametrize(("source", "keys"), _SHAPE_CASES)
 def test_shapes(source: str, keys: set[str]) -> None:
     assert {key for key, _, _ in runner_reach.shapes(source.encode())} == keys
 
@@ -89,13 +99,21 @@ def _stdlib_modules() -> list[Path]:
 
 
 def test_the_one_walk_finds_what_the_four_walks_found() -> None:
-    """Differential: the folded walk (issue 29) against the walks as they were, on the tables'
-    sources and the standard library; same shapes, same lines, same order."""
-    sources = [s.encode() for s in (EXIT_HOOK, DECORATED, LAMBDA, GETATTR, CMDLINE, ARGV, INTERNALS)]
-    sources += [p.read_bytes() for p in _stdlib_modules()]
+    """Differential: the folded walk (issue 29) and the quick look before it against the walks as
+    they were, on the tables' sources, the standard library's modules that name a shape and as
+    many that name none; same shapes, same lines, same order."""
+    table = [source.encode() for source, _ in _SHAPE_CASES]
+    sources = [*table, *(p.read_bytes() for p in _stdlib_modules()), *(p.read_bytes() for p in _other_modules())]
     differ = []
     for source in sources:
         with pyast.deep("stdlib"):
             if list(runner_reach.shapes(source)) != list(reference_shapes(source)):
                 differ.append(source[:80])
-    assert len(sources) > 60 and not differ, differ[:3]
+    assert len(sources) > 150 and not differ, differ[:3]
+
+
+def _other_modules() -> list[Path]:
+    """Standard-library modules that _stdlib_modules leaves out: where the quick look says no."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    picked = set(_stdlib_modules())
+    return [p for p in sorted(root.glob("*.py")) if p not in picked][:80]
