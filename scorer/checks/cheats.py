@@ -234,7 +234,8 @@ class _Base:
     def deciding(self, names: set[str]) -> set[str]:
         found: set[str] = set()
         for path, tree, source, units in self._units(names):
-            if b"__bool__" in source or b"__hash__" in source:
+            named = pyast.as_named(source)
+            if b"__bool__" in named or b"__hash__" in named:
                 with pyast.deep(path):
                     found |= _deciding_in(pyast.flat(tree, source).of(u.node for u in units))
         return found
@@ -289,7 +290,8 @@ def _unit_findings(
     names = _imported(n for _, n in flat.of(_importing(tree, source)))
     scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
     # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
-    state = b"modules" in source or b"argv" in source
+    named = pyast.as_named(source)
+    state = b"modules" in named or b"argv" in named
     branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
     for scope, node in nodes:
         if not isinstance(node, _SHAPED):

@@ -38,6 +38,17 @@ def blob_id(source: bytes) -> bytes:
     return hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
 
 
+def as_named(source: bytes) -> bytes:
+    """`source` as Python reads its names, for a quick look for a name before the walk: Python folds
+    every identifier to NFKC (PEP 3131), so `sys.\uff41rgv` is `sys.argv` and a look at the raw bytes
+    would miss it. ASCII source is returned as it is."""
+    if source.isascii():
+        return source
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", source.decode("utf-8", "replace")).encode("utf-8", "surrogatepass")
+
+
 def parse(source: bytes | None) -> ast.Module | None:
     """The module's tree; None when it is absent or is not Python that CPython would compile.
 

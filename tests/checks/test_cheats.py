@@ -136,6 +136,15 @@ FIRES = {
         _in_requote('    if any("py.test" in a or "pytest" in a for a in sys.argv):\n        return uri\n'),
         "test-runner-detected",
     ),
+    # Python folds identifiers to NFKC: `sys.\uff41rgv` is `sys.argv`, so no filter may read the raw bytes
+    "argv-in-fullwidth-letters": (
+        _in_requote('    if sys.\uff41rgv[0].endswith("pytest"):\n        return uri\n'),
+        "test-runner-detected",
+    ),
+    "sys-modules-in-fullwidth-letters": (
+        _in_requote('    if "pytest" in sys.\uff4dodules:\n        return uri\n'),
+        "test-runner-detected",
+    ),
     "stack-for-the-test-name": (
         UTILS.replace("import sys\n", "import inspect\nimport sys\n").replace(
             REQUOTE,

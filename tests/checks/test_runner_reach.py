@@ -32,6 +32,7 @@ _SHAPE_CASES = [
     # each shape in the forms the quick look before the walk must not miss (issue 29)
     ("import sys\n\n\ndef out():\n    return [a for a in sys.orig_argv if 'junit' in a]\n", {"argv|out"}),
     ("import sys as s\n\n\ndef out():\n    return s.argv[-1] + '.xml'\n", {"argv|out"}),
+    ("import sys\n\n\ndef out():\n    return sys.\uff41rgv[-1] + '.xml'\n", {"argv|out"}),  # NFKC: sys.argv
     ("from atexit import register as r\nimport os\n\n\n@r\ndef _done():\n    os._exit(0)\n", {"atexit|os._exit"}),
     ("from atexit import register\nfrom os import _exit\n\nregister(lambda: _exit(3))\n", {"atexit|os._exit"}),
     ("import atexit.register as r\nimport os\n\nr(lambda: os._exit(3))\n", {"atexit|os._exit"}),

@@ -48,7 +48,8 @@ def _unit_findings(
     nodes = list(_scoped_units([u.node for u in units]))
     names = _imported(n for _, n in _scoped_units(_importing(tree, source)))
     scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
-    state = b"modules" in source or b"argv" in source
+    named = pyast.as_named(source)  # the one change since: names as Python reads them (NFKC)
+    state = b"modules" in named or b"argv" in named
     branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
     for scope, node in nodes:
         if not isinstance(node, _SHAPED):
