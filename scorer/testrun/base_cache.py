@@ -52,8 +52,13 @@ def collected(
     environ: Mapping[str, str],
     repo_root: str | None,
     collect: Callable[[], Collected | None],
+    checkout_root: str = "",
 ) -> Collected | None:
-    """The cached collection for this base, configuration, runner and environment, else `collect()`."""
+    """The cached collection for this base, configuration, runner and environment, else `collect()`.
+
+    `checkout_root` is where this run's checkout is: an id can name it (a test parametrized with
+    its own `__file__`), and each run may check out somewhere else, so the record keeps it as a
+    mark and reads it back as this run's."""
     if base_tree is None:
         return collect()
     key = cache_key(base_tree, manifest, environ, repo_root)
@@ -61,11 +66,24 @@ def collected(
     if key is not None:
         hit = _from_plain(store.get(key))
         if hit is not None:
-            return hit
+            return _moved(hit, HERE, checkout_root) if checkout_root else hit
     found = collect()
     if key is not None and found is not None and not found.problem and not found.foreign_config and _known(found):
-        store.put(key, basetests.to_json(found))
+        store.put(key, basetests.to_json(_moved(found, checkout_root, HERE) if checkout_root else found))
     return found
+
+
+HERE = "\0checkout\0"  # the checkout's place in a stored record: no path or pytest id holds a NUL
+
+
+def _moved(found: Collected, old: str, new: str) -> Collected:
+    """`found` with `old` written `new` in every id, path, mark and message."""
+
+    def at(text: str) -> str:
+        return text.replace(old, new)
+
+    tests = tuple(t._replace(nodeid=at(t.nodeid), path=at(t.path), marks=tuple(map(at, t.marks))) for t in found.tests)
+    return found._replace(tests=tests, uncollected=tuple(map(at, found.uncollected)), problem=at(found.problem))
 
 
 def cache_key(

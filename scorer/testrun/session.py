@@ -69,8 +69,8 @@ def run_required(
         with checkout.workdir(repo, scratch, kept) as work:
             run = Session(repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted)
             collect = partial(_base_tests, run, trees, fence)
-            base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect)  # paid once
-            # what pytest autoloaded at the base, kept in the (cached) record; unknown: autoload off, none
+            base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect, work.root)
+            # paid once per base; what pytest autoloaded there is kept in the record (unknown: autoload off, none)
             plugins = None if base is None else (base.plugins if base.plugins is not None else ())
             test = _spec_then_job(run, trees, base, plugins, spec_only)
         if before is not None:

@@ -227,3 +227,27 @@ def test_a_cached_base_run_keeps_the_plugins_the_base_loaded(tmp_path: Path) -> 
     old = basetests.to_json(found)
     del old["plugins"]  # a record from before plugins were kept: what the base loaded is unknown
     assert base_cache._from_plain(old) is None
+
+
+# A base test whose id names the checkout it ran in (psf/requests parametrizes one with __file__):
+# each run checks out into a directory of its own, so a cached id must not keep the old one.
+WHERE = 'import pytest\n\n\n@pytest.mark.parametrize("where", [__file__])\ndef test_where(where):\n    assert where\n'
+
+
+def test_a_cached_id_that_names_the_checkout_names_this_runs_checkout(
+    project: GitRepo, collections: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorer.testrun import checkout
+
+    monkeypatch.setattr(checkout, "kept_key", lambda *args: None)  # no kept checkout: one per run, as under load
+    project.write("tests/test_where.py", WHERE)
+    project.commit("a test whose id names its own file")
+    project.write("calc.py", FIXED)
+    first = _score(project)
+    assert first.exit_code == 0, first.text
+    project.write("calc.py", FIXED + "\n# another change on the same base\n")
+    second = _score(project)
+    assert second.exit_code == 0 and "test-missing" not in second.codes, second.text
+    assert len(collections) == 1
+    project.write("calc.py", BUGGY + "\n# still wrong\n")
+    assert "test-failed" in _score(project).codes  # the cached record still holds the base's outcomes
