@@ -282,3 +282,36 @@ def test_the_jail_hears_the_ready_line_and_the_pid_in_either_order(
     jail = Jail(Policy(), ["true"], env={})
     assert jail.hear(iter(f"{line}\n" for line in lines)) == said
     assert jail.init == init
+
+
+def score_diff_jail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The console entry point, `score-diff jail ...`, as the guard and a person run it."""
+    argv = [sys.executable, "-m", "scorer", "jail", *args]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@needs_namespaces
+def test_the_score_diff_jail_command_confines_and_passes_the_exit_status_on(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    (inside / ".git").mkdir()
+    (inside / ".git" / "config").write_text("[core]\n")
+    script = f"echo ok > kept; echo no > {outside}/escaped; echo x >> .git/config; exit 3"
+    done = score_diff_jail(
+        "--write", str(inside), "--read-only", str(inside / ".git" / "config"), "--", "sh", "-c", script, cwd=inside
+    )
+    assert done.returncode == 3, done.stderr
+    assert (inside / "kept").read_text() == "ok\n"
+    assert not (outside / "escaped").exists()
+    assert (inside / ".git" / "config").read_text() == "[core]\n"
+
+
+def test_the_score_diff_jail_command_refuses_when_required_cannot_hold(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    args = ("--write", str(tmp_path), "--unavailable", "namespaces", "--level", "required")
+    done = score_diff_jail(*args, "--", "touch", str(marker), cwd=tmp_path)
+    assert done.returncode == 125
+    assert "--level required" in done.stderr
+    assert not marker.exists()
+    assert score_diff_jail("--write", str(tmp_path), cwd=tmp_path).returncode == 125  # no command
