@@ -17,7 +17,10 @@ the ones the spec pass runs (docs/required-test.md).
 - what an interpreter or runner loads without being asked (`loads_implicitly`): `sitecustomize` and
   `usercustomize` (`site` imports them from any directory on sys.path, PYTHONPATH included), `*.pth`
   files, and `*.dist-info` / `*.egg-info` metadata, whose entry_points.txt can name a `pytest11`
-  plugin pytest autoloads (https://docs.pytest.org/en/stable/how-to/writing_plugins.html).
+  plugin pytest autoloads (https://docs.pytest.org/en/stable/how-to/writing_plugins.html); and
+  `site` itself, which Python 3.10 does not freeze: a `site.py` (or `site/__init__.py`, a sourceless
+  `site.pyc`, an extension `site.*.so`) in a directory on PYTHONPATH replaces it in every Python the
+  test starts (3.11 and later import the frozen one first unless `-X frozen_modules=off`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ def is_whole_file(path: str) -> bool:
 
 _SITE_MODULES = ("sitecustomize", "usercustomize")
 _METADATA_DIRS = (".dist-info", ".egg-info")
+# What the path finder imports as the top-level `site`: importlib.machinery.all_suffixes() and a package.
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
 
 
 def loads_implicitly(path: str) -> bool:
@@ -54,9 +59,20 @@ def loads_implicitly(path: str) -> bool:
     `sitecustomize.pyc` all import the same way. Matched ignoring case: importlib.metadata finds
     `X.DIST-INFO` as it finds `x.dist-info`, and macOS and Windows import `SiteCustomize.py`."""
     parts = path.lower().split("/")
-    if parts[-1].endswith(".pth"):
+    if parts[-1].endswith(".pth") or _is_site(parts):
         return True
     return any(p.split(".")[0] in _SITE_MODULES or p.endswith(_METADATA_DIRS) for p in parts)
+
+
+def _is_site(parts: list[str]) -> bool:
+    """`site.py`, `site.pyc`, `site.cpython-310-x86_64-linux-gnu.so` or `site/__init__.py`, at any depth
+    (any directory may be on PYTHONPATH). A `site/` without `__init__` (mkdocs' output) is only a
+    namespace portion, and the standard library's regular `site` wins over it."""
+    name = parts[-1]
+    if name.split(".")[0] == "__init__" and len(parts) > 1:
+        parent = parts[-2]
+        return parent == "site" and name.endswith(_MODULE_SUFFIXES)
+    return name.split(".")[0] == "site" and "." in name and name.endswith(_MODULE_SUFFIXES)
 
 
 def has_sections(path: str) -> bool:

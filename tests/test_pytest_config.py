@@ -32,6 +32,20 @@ from scorer.testrun.pytest_configfile import ConfigUnknown, configuration_file, 
         ("src/calc.py", False),
         ("docs/dist-info.md", False),
         ("tests/test_site.py", False),
+        # Python 3.10 does not freeze `site`: one on PYTHONPATH replaces it in every Python
+        ("site.py", True),
+        ("src/site.py", True),
+        ("src/calc/site.py", True),  # as sitecustomize: any directory may be put on the path
+        ("src/site/__init__.py", True),
+        ("src/site.pyc", True),
+        ("src/site.cpython-310-x86_64-linux-gnu.so", True),
+        ("src/Site.py", True),
+        ("site/index.html", False),  # mkdocs' output: a namespace portion, the stdlib's site wins
+        ("site/__init__.txt", False),
+        ("src/sites.py", False),
+        ("src/website.py", False),
+        ("src/site_config.py", False),
+        ("docs/site.md", False),
     ],
 )
 def test_files_loaded_unasked(path: str, loads: bool) -> None:
@@ -48,6 +62,34 @@ def test_importlib_metadata_finds_an_upper_case_dist_info_as_the_fence_assumes(t
     assert [d.metadata["Name"] for d in found] == ["calc-tools"]
     assert [e.name for e in found[0].entry_points if e.group == "pytest11"] == ["calc"]
     assert loads_implicitly(f"{info.name}/entry_points.txt")
+
+
+@pytest.mark.parametrize(
+    ("name", "replaced", "fires"),
+    [
+        ("site.py", True, True),
+        ("site/__init__.py", True, True),
+        ("site/index.html", False, False),
+        ("sites.py", False, False),
+        ("website.py", False, False),
+        # calc.site, not site, while this directory is the entry; the fence fires anyway, as for a
+        # deep sitecustomize, because calc/ itself may be put on PYTHONPATH
+        ("calc/site.py", False, True),
+    ],
+)
+def test_a_site_module_on_the_path_replaces_site_as_the_fence_assumes(
+    tmp_path: Path, name: str, replaced: bool, fires: bool
+) -> None:
+    """The authority side by side: a Python without a frozen `site` (3.10, or 3.11+ with
+    `-X frozen_modules=off`) started with the directory on PYTHONPATH."""
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text("print('REPLACED')\n")
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(tmp_path)}
+    argv = [sys.executable, "-X", "frozen_modules=off", "-c", "pass"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    assert ("REPLACED" in done.stdout) is replaced, done.stdout + done.stderr
+    assert loads_implicitly(name) is fires
+    assert fires or not replaced  # never a replacement the fence misses
 
 
 # -- which configuration file pytest takes, side by side with pytest ------------------------------

@@ -28,6 +28,19 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 HIDDEN = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/home", "/root")  # noqa: S108 - fresh, empty, private
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")  # as bwrap --proc: no writes to the kernel's knobs
+# The system's credentials under /etc, covered with an empty file or directory: the uid is mapped to
+# itself, so a test run as root would keep root's permission on them. Each is a secret by its manual:
+# shadow(5), gshadow(5) (and the "-" backups the shadow tools keep, same mode), sudoers(5) (who may
+# become root, and how), sshd(8) FILES (the host's private keys), pam_pwhistory(8) (old password
+# hashes), Debian's ssl-cert (/etc/ssl/private: TLS private keys), krb5.conf(5)'s default keytab,
+# ipsec.secrets(5), pppd(8)'s chap-secrets and pap-secrets, nm-settings-keyfile(5) (Wi-Fi and VPN
+# secrets), wg(8) (WireGuard private keys) and gitlab-runner's config.toml (its runner tokens).
+SECRETS = (
+    "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+    "/etc/ssh/ssh_host_*_key", "/etc/security/opasswd", "/etc/ssl/private", "/etc/krb5.keytab",
+    "/etc/ipsec.secrets", "/etc/ipsec.d/private", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+    "/etc/NetworkManager/system-connections", "/etc/wireguard", "/etc/gitlab-runner",
+)  # fmt: skip
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
 PR_SET_DUMPABLE = 4
 CAP_LAST = 63
@@ -80,6 +93,43 @@ class Mounts:
                 self.mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=0")
             except OSError as exc:
                 self.failed.append(f"{target.removeprefix(self.top) or '/'}: {exc.strerror}")
+
+    def hide(self, patterns: Iterable[str]) -> None:
+        """Cover each existing match of `patterns` inside the new root: a directory with an empty
+        read-only tmpfs, a file with an empty read-only file (from a tmpfs staged beside `top`)."""
+        import glob
+
+        found = {os.path.realpath(p) for pattern in patterns for p in glob.glob(pattern)}
+        targets = sorted(p for p in found if os.path.lexists(self.inside(p)))
+        files = [p for p in targets if not os.path.isdir(self.inside(p))]
+        for path in targets:
+            if path not in files:
+                self.cover(path, "tmpfs", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=0,mode=700")
+        if files:
+            self.cover_files(files)
+
+    def cover(self, path: str, src: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+        """One secret covered, or named among the failures (`--level required` then refuses to run)."""
+        try:
+            self.mount(src, self.inside(path), fstype, flags, data)
+            if fstype is None:  # a bind: read-only by a remount of its own
+                self.mount(None, self.inside(path), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        except OSError as exc:
+            self.failed.append(f"{path} (a secret left readable): {exc.strerror}")
+
+    def cover_files(self, files: Sequence[str]) -> None:
+        staging = self.top + ".empty"
+        os.mkdir(staging, 0o700)
+        try:
+            self.mount("tmpfs", staging, "tmpfs", MS_NOSUID | MS_NODEV, "size=4k,mode=700")
+            empty = os.path.join(staging, "empty")
+            os.close(os.open(empty, os.O_CREAT | os.O_WRONLY, 0o400))
+            for path in files:
+                self.cover(path, empty, None, MS_BIND)
+        finally:
+            self.libc.umount2(os.fsencode(staging), MNT_DETACH)  # the covers keep the empty file alive
+            with contextlib.suppress(OSError):
+                os.rmdir(staging)
 
     def tmpfs(self, path: str) -> None:
         self.mount("tmpfs", self.point(path, "/"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
@@ -204,6 +254,7 @@ def build(libc: Any, top: str, write: Sequence[str], read: Sequence[str] | None,
         m.bind(path, read_only=False)
     for path in _by_depth(p for p in read_only if os.path.lexists(p)):
         m.bind(os.path.realpath(path), read_only=True)
+    m.hide(SECRETS)
     m.dev()
     m.proc()
     if read is not None:

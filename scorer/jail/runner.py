@@ -187,8 +187,9 @@ class Jail:
     def wait_child(self) -> int:
         _, status = os.waitpid(self.child, 0)
         self.child = 0
-        with contextlib.suppress(OSError):
-            os.rmdir(self.top)
+        for path in (self.top, self.top + ".empty") if self.top else ():  # the new root, mounts.py's staging
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
         return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status)
 
     def unconfined(self, why: str) -> int:

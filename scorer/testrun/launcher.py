@@ -168,28 +168,35 @@ def _children() -> list[int]:
 
 
 def end_tree() -> int:
-    """SIGKILL every descendant: children first, then the orphans that fall to this subreaper."""
-    ended = 0
-    for _ in range(1000):  # bounded: a fork bomb cannot keep this loop alive for ever
-        try:
-            if os.waitpid(-1, os.WNOHANG) != (0, 0):
-                continue  # one reaped; look again
-        except ChildProcessError:
-            return ended
+    """SIGKILL every descendant until none is left: children first, then the orphans that fall to
+    this subreaper. It ends by that condition, not a budget of rounds: zombies are reaped all at
+    once each round, so a flood of them cannot use the loop up before a live process is reached.
+    Each round kills every process it finds, and a killed process forks no more, so a fork bomb
+    lasts only as long as it outruns the kill (RLIMIT_NPROC bounds it); a PID namespace (the jail)
+    or a cgroup's cgroup.kill ends a tree at once, and this loop is what is left without them."""
+    ended: set[int] = set()
+    while True:
+        if not _reap_all():
+            return len(ended)  # no child at all
         kids = _children() if sys.platform.startswith("linux") else []
         if not kids:  # none to be found (elsewhere, score-diff's SIGKILL to the group is what reaches them)
-            return ended
+            return len(ended)
         for pid in kids:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-                ended += 1
-            except OSError:
-                pass
-        try:
+                ended.add(pid)
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(-1, 0)
+
+
+def _reap_all() -> bool:
+    """Reap every child that has ended; False when this process has no child left."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                return True
         except ChildProcessError:
-            return ended
-    return ended
+            return False
 
 
 class Launcher:

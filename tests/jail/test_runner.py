@@ -142,6 +142,40 @@ def test_reads_are_confined_when_read_roots_are_given(tmp_path: Path) -> None:
     assert done.stdout.split()[:3] == ["fixture", "2", "2"], done.stdout + done.stderr
 
 
+SHADOW_READ = """
+    import os, pwd
+    for path in ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private"):
+        try:
+            if os.path.isdir(path):
+                print(path, "listed", len(os.listdir(path)))
+            else:
+                print(path, "read", len(open(path, "rb").read()))
+        except OSError as exc:
+            print(path, "refused", exc.errno)
+    print("/etc/passwd", "read", len(open("/etc/passwd", "rb").read()) > 0)
+    print("pwd", pwd.getpwuid(os.getuid()).pw_name == {name!r})
+"""
+
+
+@needs_namespaces
+@pytest.mark.skipif(os.geteuid() != 0 or not os.access("/etc/shadow", os.R_OK), reason="the attack needs root")
+@pytest.mark.parametrize("confined", [False, True], ids=["reads open", "reads confined"])
+def test_root_inside_reads_no_shadow_but_still_its_passwd(tmp_path: Path, confined: bool) -> None:
+    """The uid is mapped to itself, so a test run as root keeps root's permission on /etc/shadow:
+    the jail covers the system's secret files with empty ones, and /etc/passwd still reads."""
+    import pwd
+
+    assert Path("/etc/shadow").read_bytes()  # the oracle: outside the jail, root reads it
+    policy = Policy(write=(str(tmp_path),), read=(str(tmp_path),) if confined else ())
+    done = jailed(policy, SHADOW_READ.format(name=pwd.getpwuid(os.getuid()).pw_name), tmp_path)
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr
+    for path, how, size in lines[:3]:
+        if os.path.exists(path):
+            assert (how, size) in (("read", "0"), ("listed", "0")) or how == "refused", done.stdout
+    assert lines[3:] == [["/etc/passwd", "read", "True"], ["pwd", "True"]]
+
+
 @needs_namespaces
 def test_read_only_inside_a_write_root(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
@@ -248,3 +282,36 @@ def test_the_jail_hears_the_ready_line_and_the_pid_in_either_order(
     jail = Jail(Policy(), ["true"], env={})
     assert jail.hear(iter(f"{line}\n" for line in lines)) == said
     assert jail.init == init
+
+
+def score_diff_jail(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The console entry point, `score-diff jail ...`, as the guard and a person run it."""
+    argv = [sys.executable, "-m", "scorer", "jail", *args]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@needs_namespaces
+def test_the_score_diff_jail_command_confines_and_passes_the_exit_status_on(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    (inside / ".git").mkdir()
+    (inside / ".git" / "config").write_text("[core]\n")
+    script = f"echo ok > kept; echo no > {outside}/escaped; echo x >> .git/config; exit 3"
+    done = score_diff_jail(
+        "--write", str(inside), "--read-only", str(inside / ".git" / "config"), "--", "sh", "-c", script, cwd=inside
+    )
+    assert done.returncode == 3, done.stderr
+    assert (inside / "kept").read_text() == "ok\n"
+    assert not (outside / "escaped").exists()
+    assert (inside / ".git" / "config").read_text() == "[core]\n"
+
+
+def test_the_score_diff_jail_command_refuses_when_required_cannot_hold(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    args = ("--write", str(tmp_path), "--unavailable", "namespaces", "--level", "required")
+    done = score_diff_jail(*args, "--", "touch", str(marker), cwd=tmp_path)
+    assert done.returncode == 125
+    assert "--level required" in done.stderr
+    assert not marker.exists()
+    assert score_diff_jail("--write", str(tmp_path), cwd=tmp_path).returncode == 125  # no command

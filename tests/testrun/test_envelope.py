@@ -395,6 +395,45 @@ def test_killing_score_diff_ends_the_tests_whole_tree_and_its_temp_files(ready: 
             os.kill(pid, signal.SIGKILL)
 
 
+ZOMBIE_FLOOD = """
+    import os, subprocess, sys, time
+    for _ in range(1010):  # more zombies than the launcher once had rounds to end its tree
+        if os.fork() == 0:
+            os._exit(0)
+    late = "import time; open({ready!r}, 'w').write('up'); time.sleep(3); open({late!r}, 'w').write('late')  # {marker}"
+    subprocess.Popen([sys.executable, "-c", late], start_new_session=True,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not os.path.exists({ready!r}):
+        time.sleep(0.01)
+"""
+
+
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+@pytest.mark.parametrize("unavailable", [("namespaces",), ()], ids=["launcher only", "jail"])
+def test_a_zombie_flood_does_not_let_a_process_in_its_own_session_outlive_score_diff(
+    ready: GitRepo, tmp_path: Path, monkeypatch, unavailable: tuple[str, ...]
+) -> None:
+    """Without namespaces the launcher ends the tree until no descendant is left, not for a budget
+    of rounds: 1,010 zombies reparented to it no longer use the rounds up before the live one."""
+    import time
+
+    monkeypatch.setattr(envelope, "UNAVAILABLE", unavailable)
+    (tmp_path / "signal").mkdir()
+    ready_file, late = tmp_path / "signal" / "ready", tmp_path / "signal" / "late"
+    marker = uuid.uuid4().hex
+    code = py(ZOMBIE_FLOOD.format(ready=str(ready_file), late=str(late), marker=marker))
+    ready.manifest(required_test=code, test_write_roots=[str(ready_file.parent)])
+    try:
+        out = ready.score(skip_test=False)
+        assert ready_file.exists(), out.text  # the live process did start
+        time.sleep(4)  # past the moment it would have written, had it outlived score-diff
+        assert not late.exists(), "the process in its own session outlived score-diff"
+        assert _sleepers(marker) == []
+    finally:
+        for pid in _sleepers(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_report_validates_with_the_envelope(ready: GitRepo) -> None:
     import jsonschema
 
