@@ -40,11 +40,14 @@ class Loaded(NamedTuple):
 
 
 class FenceCache:
-    """Where each working directory's repository is (the sidecar keeps it); the manifest is read on every call."""
+    """Where each working directory's repository is (the sidecar keeps it); the manifest is read on
+    every call, one read shared by the calls that arrive together (coalesce.py)."""
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[str, str], Loaded] = {}
+        from .coalesce import Coalescer
+
         self._roots: dict[str, tuple[str, str]] = {}
+        self.reads: Coalescer[Loaded] = Coalescer(DEADLINE_S)
 
     def locate(self, cwd: str, environ: Mapping[str, str]) -> tuple[str, str]:
         found = self._roots.get(cwd)
@@ -76,7 +79,11 @@ def load_fence(
     """The fence worktree scoring judges against, found and read the way scoring reads it: the job's
     own manifest when the branch names one, a manifest tracked at HEAD read at HEAD (an edited copy
     on disk never loosens it), the pin from the same place, validated on every call (a cache of
-    the validation would live where the job can write it)."""
+    the validation would live where the job can write it). With a cache (the sidecar), requests
+    that arrive together share one read that started after each of them arrived."""
+    if cache is not None:
+        key = (root, git_dir, opts.manifest, opts.cwd, id(environ))  # one environment per sidecar
+        return cache.reads.read(key, lambda: load_fence(root, git_dir, opts, environ, None))
     from ..checks.job import Job
     from .fence import read_fence
 
