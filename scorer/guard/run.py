@@ -250,6 +250,28 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
         return f"decision log not written: {exc}"
 
 
+def log_batch(items: list[tuple[Outcome, GuardOptions, float]]) -> list[str]:
+    """`log` for the sidecar's backlog: the rows of each decision log with one journal write; the warnings."""
+    from ..decision_log import default_db_path, record_guards
+
+    by_db: dict[Path, list[dict[str, object]]] = {}
+    warnings = []
+    for outcome, opts, duration_s in items:
+        if not opts.log or not (opts.log_db or outcome.git_dir):
+            continue  # not asked for, or no repository found: nowhere to log
+        try:
+            db = Path(opts.log_db) if opts.log_db else default_db_path(Path(outcome.git_dir or ""))
+            by_db.setdefault(db, []).append(log_row(outcome, opts, duration_s))
+        except Exception as exc:
+            warnings.append(f"decision log not written: {exc}")
+    for db, rows in by_db.items():
+        try:
+            warnings.append(record_guards(db, rows) or "")
+        except Exception as exc:
+            warnings.append(f"decision log not written: {exc}")
+    return [w for w in warnings if w]
+
+
 DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)
 
 
