@@ -10,11 +10,14 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
 from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
+
+if TYPE_CHECKING:
+    from .coalesce import Coalescer
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -44,10 +47,17 @@ class FenceCache:
     every call, one read shared by the calls that arrive together (coalesce.py)."""
 
     def __init__(self) -> None:
-        from .coalesce import Coalescer
-
         self._roots: dict[str, tuple[str, str]] = {}
-        self.reads: Coalescer[Loaded] = Coalescer(DEADLINE_S)
+        self._reads: Coalescer[Loaded] | None = None
+
+    @property
+    def reads(self) -> Coalescer[Loaded]:
+        """Made on first use: the command hook, which never shares a read, imports no threading."""
+        if self._reads is None:
+            from .coalesce import Coalescer
+
+            self._reads = Coalescer(DEADLINE_S)
+        return self._reads
 
     def locate(self, cwd: str, environ: Mapping[str, str]) -> tuple[str, str]:
         found = self._roots.get(cwd)

@@ -72,6 +72,7 @@ class GuardServer(ThreadingHTTPServer):
         self.environ = dict(environ)
         self.options = options  # run.GuardOptions without the agent
         self.cache = FenceCache()  # shared by the threads: plain dict reads and writes
+        self.cache.reads  # noqa: B018  # the shared reads made now, before any thread could race to make them
         self.slots = threading.BoundedSemaphore(max_threads)
         self.busy = 0  # requests being decided now (changed under busy_lock)
         self.busy_lock = threading.Lock()
