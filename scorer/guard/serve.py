@@ -11,7 +11,9 @@ Bound to 127.0.0.1 only. A request whose Host is not a loopback name (DNS rebind
 Content-Type is not JSON (a web page can POST text/plain across origins without a preflight)
 is denied unread. Each request runs in its own thread, so one session's slow call never holds
 up another's; threads are capped and every socket read and write has a deadline, so half-sent
-requests cannot pile up threads. Standard library only.
+requests cannot pile up threads. Requests that arrive together for one repository share one
+fence read that began after each of them arrived (coalesce.py), and the decision log is
+written by one thread, in batches, between answers. Standard library only.
 """
 
 from __future__ import annotations
