@@ -16,10 +16,11 @@ call, as in real use. `--tracked` commits the manifest in the repository and rea
 HEAD (git calls more per decision) instead of passing --manifest with a file outside it.
 `--baseline DIR` adds the command hook of another source checkout (the previous main) as a row;
 `--baseline FILE` (an installed console script, e.g. /work/venvs/main-base/bin/score-diff) does
-the same with that build. Two Bash payloads are timed too: a known command (`git status`,
-answered as it is) and an unknown one (`pytest -q`, answered by a rewrite into the job's jail
-where scorer.jail is installed, else asked), and, with the jail installed, the jail's own cost:
-`score-diff jail ... -- bash -c true` beside `bash -c true`.
+the same with that build, and times its sidecar beside this one. Two Bash payloads are timed
+too: a known command (`git status`, answered as it is) and an unknown one (`pytest -q`,
+answered by a rewrite into the job's jail where scorer.jail is installed, else asked), and,
+with the jail installed, the jail's own cost: `score-diff jail ... -- bash -c true` beside
+`bash -c true`.
 """
 
 from __future__ import annotations
@@ -163,12 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     check = subprocess.run(guard, input=payload, capture_output=True, cwd=repo)
     if check.returncode != 0 or check.stdout.strip():
         raise SystemExit(f"the guard did not allow the benchmark write: {check.stdout!r} {check.stderr!r}")
-    server, port = start_sidecar([sys.executable, "-m", "scorer", "serve", *fence, "--log-db", log_db], repo)
+    sidecars = {"": start_sidecar([sys.executable, "-m", "scorer", "serve", *fence, "--log-db", log_db], repo)}
+    if args.baseline is not None and args.baseline.is_file():  # the previous build's sidecar, same run
+        sidecars[", baseline"] = start_sidecar([str(args.baseline), "serve", *fence, "--log-db", log_db + "-b"], repo)
     one, many = "sidecar, 1 client", f"sidecar, {CLIENTS} concurrent clients"
-    times: dict[str, list[float]] = {name: [] for name in [*commands, one, many]}
+    rows = [f"{name}{tag}" for tag in sidecars for name in (one, many)]
+    times: dict[str, list[float]] = {name: [] for name in [*commands, *rows]}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     try:
-        post(port, payload)  # the sidecar's own first call (imports) is not a sample
+        for _, port in sidecars.values():
+            post(port, payload)  # the sidecar's own first call (imports) is not a sample
         for _ in range(args.calls):
             for name, (argv_, data) in commands.items():
                 cpu_before = _children_cpu()
@@ -176,11 +181,13 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(argv_, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=repo)
                 times[name].append(time.perf_counter() - started)
                 cpu[name].append(_children_cpu() - cpu_before)
-            times[one].append(post(port, payload))
-            times[many].extend(burst(port, payload))
+            for tag, (_, port) in sidecars.items():
+                times[one + tag].append(post(port, payload))
+                times[many + tag].extend(burst(port, payload))
     finally:
-        server.terminate()
-        server.wait()
+        for server, _ in sidecars.values():
+            server.terminate()
+            server.wait()
     where = "the manifest committed at HEAD" if args.tracked else "--manifest outside the repository"
     print(
         f"{args.size} repository ({gen.info.get('files', '?')} files), {where}, {args.calls} rounds, Python "
@@ -207,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the jail's cost for an unknown command: {cost:.1f} ms p50 on top of the command")
     single, ten = pct(times[one], 0.5), pct(times[many], 0.5)
     print(f"sidecar p50: {single:.1f} ms one client (target 5), {ten:.1f} ms ten (target 10)")
+    if f"{one}, baseline" in times:
+        then1, then10 = pct(times[f"{one}, baseline"], 0.5), pct(times[f"{many}, baseline"], 0.5)
+        print(f"sidecar p50, baseline: {then1:.1f} ms one client, {then10:.1f} ms ten")
     return 0
 
 

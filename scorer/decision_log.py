@@ -100,16 +100,45 @@ def record_guard(db_path: Path, row: dict[str, Any], spare: Path | None = None) 
     The row goes to the journal with one write; the journal is folded into SQLite only once it
     holds about GUARD_FOLD_BYTES, so a tool call pays for no database at all on most calls."""
     try:
-        values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *_ADDED)}
-        values.setdefault("gate", "guard")
-        if isinstance(row.get("paths"), (list, tuple)):
-            values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
-        values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
-        values.setdefault("time", _now())
-        values["row_uid"] = _uid()
+        values = _guard_values(row)
     except Exception as e:  # a log that cannot be written never changes the decision
         return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
     return _keep(db_path, values, spare, GUARD_BUSY_TIMEOUT_S, fold_from=GUARD_FOLD_BYTES)
+
+
+def record_guards(db_path: Path, rows: list[dict[str, Any]], spare: Path | None = None) -> str | None:
+    """Several guard decisions (the sidecar's backlog) with one journal write; None, or a warning.
+
+    If that write fails, each row is kept on its own as `record_guard` keeps it: a row that the
+    failed write did land is not kept twice, since a fold and `read` both know a row by its uid."""
+    try:
+        prepared = [_guard_values(row) for row in rows]
+        data = b"".join(journal.encode(values) for values in prepared)
+    except Exception as e:
+        return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
+    journal_file = journal.journal_path(db_path)
+    try:
+        journal.append(journal_file, data)
+    except Exception:
+        kept = [_keep(db_path, v, spare, GUARD_BUSY_TIMEOUT_S, fold_from=GUARD_FOLD_BYTES) for v in prepared]
+        return next((warning for warning in kept if warning), None)
+    try:
+        if journal_file.stat().st_size < GUARD_FOLD_BYTES:
+            return None
+    except OSError:
+        pass
+    return fold(db_path, spare, GUARD_BUSY_TIMEOUT_S)
+
+
+def _guard_values(row: dict[str, Any]) -> dict[str, Any]:
+    values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *_ADDED)}
+    values.setdefault("gate", "guard")
+    if isinstance(row.get("paths"), (list, tuple)):
+        values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
+    values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
+    values.setdefault("time", _now())
+    values["row_uid"] = _uid()
+    return values
 
 
 def record(db_path: Path, result: Result, gate: str | None = None, spare: Path | None = None) -> str | None:

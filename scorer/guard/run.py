@@ -10,11 +10,14 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
 from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
+
+if TYPE_CHECKING:
+    from .coalesce import Coalescer
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -40,11 +43,21 @@ class Loaded(NamedTuple):
 
 
 class FenceCache:
-    """Where each working directory's repository is (the sidecar keeps it); the manifest is read on every call."""
+    """Where each working directory's repository is (the sidecar keeps it); the manifest is read on
+    every call, one read shared by the calls that arrive together (coalesce.py)."""
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[str, str], Loaded] = {}
         self._roots: dict[str, tuple[str, str]] = {}
+        self._reads: Coalescer[Loaded] | None = None
+
+    @property
+    def reads(self) -> Coalescer[Loaded]:
+        """Made on first use: the command hook, which never shares a read, imports no threading."""
+        if self._reads is None:
+            from .coalesce import Coalescer
+
+            self._reads = Coalescer(DEADLINE_S)
+        return self._reads
 
     def locate(self, cwd: str, environ: Mapping[str, str]) -> tuple[str, str]:
         found = self._roots.get(cwd)
@@ -76,7 +89,11 @@ def load_fence(
     """The fence worktree scoring judges against, found and read the way scoring reads it: the job's
     own manifest when the branch names one, a manifest tracked at HEAD read at HEAD (an edited copy
     on disk never loosens it), the pin from the same place, validated on every call (a cache of
-    the validation would live where the job can write it)."""
+    the validation would live where the job can write it). With a cache (the sidecar), requests
+    that arrive together share one read that started after each of them arrived."""
+    if cache is not None:
+        key = (root, git_dir, opts.manifest, opts.cwd, id(environ))  # one environment per sidecar
+        return cache.reads.read(key, lambda: load_fence(root, git_dir, opts, environ, None))
     from ..checks.job import Job
     from .fence import read_fence
 
@@ -241,6 +258,28 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
         return record_guard(db, log_row(outcome, opts, duration_s))
     except Exception as exc:
         return f"decision log not written: {exc}"
+
+
+def log_batch(items: list[tuple[Outcome, GuardOptions, float]]) -> list[str]:
+    """`log` for the sidecar's backlog: the rows of each decision log with one journal write; the warnings."""
+    from ..decision_log import default_db_path, record_guards
+
+    by_db: dict[Path, list[dict[str, object]]] = {}
+    warnings = []
+    for outcome, opts, duration_s in items:
+        if not opts.log or not (opts.log_db or outcome.git_dir):
+            continue  # not asked for, or no repository found: nowhere to log
+        try:
+            db = Path(opts.log_db) if opts.log_db else default_db_path(Path(outcome.git_dir or ""))
+            by_db.setdefault(db, []).append(log_row(outcome, opts, duration_s))
+        except Exception as exc:
+            warnings.append(f"decision log not written: {exc}")
+    for db, rows in by_db.items():
+        try:
+            warnings.append(record_guards(db, rows) or "")
+        except Exception as exc:
+            warnings.append(f"decision log not written: {exc}")
+    return [w for w in warnings if w]
 
 
 DEADLINE_S = 10.0  # the command hook answers by then: well inside every agent's hook timeout (docs/guard.md)

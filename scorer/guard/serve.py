@@ -11,7 +11,9 @@ Bound to 127.0.0.1 only. A request whose Host is not a loopback name (DNS rebind
 Content-Type is not JSON (a web page can POST text/plain across origins without a preflight)
 is denied unread. Each request runs in its own thread, so one session's slow call never holds
 up another's; threads are capped and every socket read and write has a deadline, so half-sent
-requests cannot pile up threads. Standard library only.
+requests cannot pile up threads. Requests that arrive together for one repository share one
+fence read that began after each of them arrived (coalesce.py), and the decision log is
+written by one thread, in batches, between answers. Standard library only.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ LOOPBACK = "127.0.0.1"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
 MAX_THREADS = 64  # requests decided at once; one more is denied at once, unread
 LOG_BACKLOG = 10_000  # decisions waiting for the log writer
+LOG_BATCH = 256  # rows written with one journal append
 LOG_YIELD_S = 0.2  # how long the log writer waits for the requests being decided to be answered
 SOCKET_TIMEOUT_S = 5.0  # every read and write of a request; well inside an agent's hook timeout
 
@@ -71,9 +74,11 @@ class GuardServer(ThreadingHTTPServer):
         self.environ = dict(environ)
         self.options = options  # run.GuardOptions without the agent
         self.cache = FenceCache()  # shared by the threads: plain dict reads and writes
+        self.cache.reads  # noqa: B018  # the shared reads made now, before any thread could race to make them
         self.slots = threading.BoundedSemaphore(max_threads)
         self.busy = 0  # requests being decided now (changed under busy_lock)
         self.busy_lock = threading.Lock()
+        self.idle = threading.Condition(self.busy_lock)  # notified when no request is being decided
         self.timeout_s = timeout_s
         self.failures = 0
         self.log_warned = False
@@ -91,19 +96,24 @@ class GuardServer(ThreadingHTTPServer):
             self._warn_log(f"decision log not written: {LOG_BACKLOG} decisions are waiting to be logged")
 
     def _write_log(self) -> None:
-        from .run import log
+        from .run import log_batch
 
-        while (item := self.log_queue.get()) is not None:
-            outcome, agent, duration_s = item
-            waited = time.monotonic() + LOG_YIELD_S
-            while self.busy and time.monotonic() < waited:  # answers first: log between them
-                time.sleep(0.002)
+        while True:
+            batch = [self.log_queue.get()]
+            with self.idle:  # answers first: the log is written between them, not polled for
+                self.idle.wait_for(lambda: not self.busy, LOG_YIELD_S)
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < LOG_BATCH:
+                    batch.append(self.log_queue.get_nowait())
+            items = [item for item in batch if item is not None]
             try:
-                warning = log(outcome, self.options._replace(agent=agent), duration_s)
-            except Exception as exc:  # log() warns rather than raises; this is a last resort
-                warning = f"decision log not written: {type(exc).__name__}: {exc}"
-            if warning:
-                self._warn_log(warning)
+                warnings = log_batch([(o, self.options._replace(agent=a), d) for o, a, d in items])
+            except Exception as exc:  # log_batch warns rather than raises; this is a last resort
+                warnings = [f"decision log not written: {type(exc).__name__}: {exc}"]
+            if warnings:
+                self._warn_log(warnings[0])
+            if len(items) < len(batch):  # server_close's sentinel: everything before it is written
+                return
 
     def _warn_log(self, warning: str) -> None:
         if not self.log_warned:  # said once, not once a request
@@ -136,8 +146,10 @@ class GuardServer(ThreadingHTTPServer):
             self.slots.release()
 
     def _count(self, delta: int) -> None:
-        with self.busy_lock:
+        with self.idle:
             self.busy += delta
+            if not self.busy:
+                self.idle.notify_all()
 
     def _overloaded(self, request: socket.socket) -> None:
         """Every thread is busy: deny at once, in the agent's words where the request line has
