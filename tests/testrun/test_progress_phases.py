@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from scorer import terminal
-from scorer.testrun import session
+from scorer.testrun import passes, session
 from tests.testing.repo import GitRepo
 from tests.testrun.test_base_cache import FIXED, SPEC, project  # noqa: F401 (a fixture)
 
@@ -33,7 +33,8 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
             tick(5.0)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(session, "run_test", ticking)
+    monkeypatch.setattr(session, "run_test", ticking)  # the base's run
+    monkeypatch.setattr(passes, "run_test", ticking)  # the spec pass, the job's tests, the reruns
     return stream
 
 
