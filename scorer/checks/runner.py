@@ -25,7 +25,7 @@ from .. import model
 from ..model import Violation
 from .contract import CheckInput, Findings
 
-ROOTS = ("", "src/")  # what the required test puts ahead of site-packages (testrun/session.py)
+ROOTS = ("", "src/")  # what the required test puts ahead of site-packages (testrun/passes.py)
 RUNNERS = frozenset(
     {"pytest", "_pytest", "pluggy", "py", "iniconfig", "xdist", "execnet", "pytest_cov", "coverage", "unittest"}
 )

@@ -10,13 +10,14 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .. import pytest_config
 from ..errors import ScoreDiffError
 from ..model import TEST_FAILED, TEST_PASSED, TestOutcome
-from . import base_cache, basetests, checkout, comparisons, configfile, envelope, evidence, junit, stream
+from . import base_cache, basetests, checkout, configfile, envelope, evidence, flipped, junit, stream
 from .environment import NEVER_PASSED, program_inside, test_environment
+from .passes import Session, checkout_environment, phase, resolved_program, streamed, with_note
 from .run import run_test
 
 if TYPE_CHECKING:
@@ -27,22 +28,6 @@ if TYPE_CHECKING:
 SPEC = "the base's tests"
 JOB = "the job's own tests"
 UNRUNNABLE = "test-base-unrunnable"
-TWICE = "SCORE_DIFF_TWICE"  # the first stability run runs each flipped test twice in its one process
-
-
-class Session(NamedTuple):
-    """What every pass of one run shares: the repository, the manifest, the caller's environment,
-    the progress line, the checkout the passes take turns in and the scratch directory around it."""
-
-    repo: Repository
-    manifest: Manifest
-    environ: Mapping[str, str]
-    progress: Callable[[float], None] | None
-    work: checkout.Workdir
-    scratch: str
-    base_tree: str | None = None  # the base's tree, for the flipped tests' comparison probe there
-    changed: frozenset[str] = frozenset()  # the paths the job added or changed (comparisons.py)
-    granted: Callable[[str], bool] | None = None  # allowed_test_config: the job's files in the spec pass
 
 
 def run_required(
@@ -80,11 +65,11 @@ def run_required(
         shutil.rmtree(scratch, ignore_errors=True)
     refused = sorted(set(manifest.test_env) & NEVER_PASSED)
     if refused:
-        test = _note(test, f"test_env names {', '.join(refused)}: never passed to the required test")
+        test = with_note(test, f"test_env names {', '.join(refused)}: never passed to the required test")
     env = test_environment(environ, manifest.test_env)
     inside = program_inside(manifest.required_test[0], env, repo.root) if repo.root else None
     if inside is not None:
-        test = _note(
+        test = with_note(
             test,
             f"the required test's program {inside} is inside the repository, found through PATH: "
             "if git does not track it, the job can rewrite it unseen (CI, on a clean checkout, "
@@ -103,7 +88,7 @@ def run_in_checkout(
 ) -> TestOutcome:
     """The same, on a git server (a bare repository has no working tree to watch)."""
     test = run_required(repo, manifest, environ, ins, fence, False, progress)
-    return _note(
+    return with_note(
         test, "the required test ran in a temporary checkout of the pushed commit on the git server (--run-test)"
     )
 
@@ -118,7 +103,7 @@ def _spec_then_job(
     """The spec pass; then, if the job changed fenced files and the spec passed (and not
     `spec_only`), the job's pass. With `plugins` (what pytest autoloaded at the base), the spec
     pass loads exactly those."""
-    _phase(run, "running the spec pass")
+    phase(run, "running the spec pass")
     spec = _pass(run, trees.spec, os.path.join(run.scratch, "spec"), base, plugins)
     if base is not None and base.foreign_config:
         # pytest read a file above the repository, which no commit records and any process may write
@@ -143,17 +128,17 @@ def _spec_then_job(
     if spec.status != TEST_PASSED:
         why = spec.reason or f"exited {spec.exit_code}"
         spec = spec._replace(reason=f"{SPEC} (the base's versions of {shown}): {why}")
-        return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
+        return with_note(spec, f"{JOB} (the job's versions of {shown}) were not run: {SPEC} already failed")
     if spec_only:
-        return _note(spec, f"{JOB} (the job's versions of {shown}) were not run: --spec runs the spec pass alone")
-    _phase(run, "running the job's tests")
+        return with_note(spec, f"{JOB} (the job's versions of {shown}) were not run: --spec runs the spec pass alone")
+    phase(run, "running the job's tests")
     job = _pass(run, trees.scored, os.path.join(run.scratch, "job"))
     if job.status != TEST_PASSED:
         job = job._replace(reason=f"{JOB} (the job's versions of {shown}): {job.reason or f'exited {job.exit_code}'}")
         return job._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes))
     ran = f" ({job.evidence.tests} executed)" if job.evidence and job.evidence.tests is not None else ""
     note = f"{SPEC} passed with the base's versions of {shown}, and {JOB} passed with the job's versions{ran}"
-    return _note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
+    return with_note(spec._replace(duration_s=spec.duration_s + job.duration_s, notes=(*spec.notes, *job.notes)), note)
 
 
 def _pass(
@@ -171,7 +156,7 @@ def _pass(
     if base is None or not (base.tests or base.uncollected):
         return test
     test = _every_base_test(test, base)
-    return _stability(run, root, reports, test, base, plugins) if test.status == TEST_PASSED else test
+    return flipped.stability(run, root, reports, test, base, plugins) if test.status == TEST_PASSED else test
 
 
 def _every_base_test(test: TestOutcome, base: basetests.Collected) -> TestOutcome:
@@ -209,13 +194,13 @@ def _base_tests(run: Session, trees: checkout.Trees, fence: checkout.SpecSource)
         os.mkdir(directory)
     root = work.hold(trees.base)
     basetests.write_probe(probe)
-    argv = basetests.run_argv(_program(manifest.required_test, root, repo.root), found[1])
-    env = _checkout_environment(test_environment(environ, manifest.test_env), root)
+    argv = basetests.run_argv(resolved_program(manifest.required_test, root, repo.root), found[1])
+    env = checkout_environment(test_environment(environ, manifest.test_env), root)
     env.update(PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], probe]), **{basetests.COLLECTED_ENV: listing})
     # the base's code, jailed all the same; argv[0] readable, or a virtualenv's python runs as its base
     # interpreter with another site-packages (another pytest, other plugins) than the spec pass's
     launch = envelope.prepare(manifest, root, private, listing, env, argv[0])
-    _phase(run, "running the base's tests")
+    phase(run, "running the base's tests")
     run_test(argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch)
     return basetests.read_collected(listing, fence.protected, root)
 
@@ -225,7 +210,7 @@ def _run(
 ) -> TestOutcome:
     """One pass; for pytest, its JUnit report and exit status held against the outcome stream, and
     in the spec pass (`spec`: its tree) the configuration file pytest took against the fence's."""
-    test, said = _streamed(run, root, scratch, plugins=plugins)
+    test, said = streamed(run, root, scratch, plugins=plugins)
     if said is None:
         return test
     test = stream.agreed(test, said)
@@ -249,148 +234,6 @@ def _config_unchanged(run: Session, spec: str, path: str) -> bool:
         return False
     old, new = run.repo.read_file(run.base_tree, path), run.repo.read_file(spec, path)
     return old is not None and new is not None and not pytest_config.config_changed(path, old, new)
-
-
-def _streamed(
-    run: Session,
-    root: str,
-    scratch: str,
-    only: tuple[str, ...] = (),
-    plugins: tuple[str, ...] | None = None,
-    compare: bool = False,
-    twice: bool = False,
-) -> tuple[TestOutcome, stream.Stream | None]:
-    repo, manifest, environ, progress = run.repo, run.manifest, run.environ, run.progress
-    argv = manifest.required_test
-    program, extra = _program(argv, root, repo.root), {}
-    runner = evidence.runner(argv)
-    if plugins is not None and runner is not None and runner[0] == "pytest":
-        # the runner's plugins are the environment's as the base used it, never the checkout's
-        program, extra = checkout.with_plugins(program, runner[1], plugins), checkout.AUTOLOAD_OFF
-    planned = evidence.plan(program, manifest.test_report, root, scratch)
-    env = {**_checkout_environment(test_environment(environ, manifest.test_env), root), **extra, **planned.env}
-    env.update({comparisons.ENV: "1"} if compare else {})  # the profile hook: flipped tests only, never the main pass
-    env.update({TWICE: "1"} if twice else {})
-    existed = evidence.identity(planned.report)
-    channel = stream.Channel.open(planned, os.path.join(run.scratch, "plugin"), env, only)
-    env = channel.env if channel else env
-    launch = envelope.prepare(manifest, root, scratch, planned.report, env, planned.argv[0])
-    try:
-        run_argv = channel.argv if channel else planned.argv
-        fds = (channel.write,) if channel else ()
-        test = run_test(run_argv, root, manifest.test_timeout_s, env, progress=progress, launch=launch, pass_fds=fds)
-    finally:
-        said = channel.close() if channel else None
-    test = envelope.noted(test._replace(argv=argv))
-    if test.status in (TEST_PASSED, TEST_FAILED) and test.exit_code is not None:
-        found = evidence.collect(planned, existed, manifest.min_tests)
-        test = test._replace(evidence=found)
-        if test.status == TEST_PASSED and found.problem:
-            test = test._replace(status=TEST_FAILED, reason=f"exited 0, but {found.note}")
-        if found.kind == "exit-status":
-            test = _note(
-                test,
-                f"the required test's verdict rests on its exit status alone: {found.note} "
-                "(docs/required-test.md#evidence-that-tests-ran)",
-            )
-    return test, said
-
-
-def _stability(
-    run: Session,
-    root: str,
-    reports: str,
-    test: TestOutcome,
-    base: basetests.Collected,
-    plugins: tuple[str, ...] | None = None,
-) -> TestOutcome:
-    """The tests that failed at the base and pass now, run again in two fresh processes, in reverse
-    order, the first running each twice: a result that changes is `test-unstable` (state kept
-    across calls)."""
-    found = test.evidence
-    if found is None or found.report is None:
-        return test
-    try:
-        with open(found.report, "rb") as fh:
-            now = basetests.outcomes(junit.cases(fh.read(junit.MAX_BYTES + 1)))
-    except (OSError, junit.ReportError):
-        return test
-    flipped = tuple(t.nodeid for t in base.flipped(now))
-    if not flipped:
-        return test
-    test = test._replace(flipped=flipped)  # the literals check reads their base source (checks/literals.py)
-    changed: list[tuple[str, str]] = []
-    probed: stream.Stream | None = None
-    _phase(run, "rerunning the tests that flipped")
-    for time in ("again-1", "again-2"):  # two fresh processes: pytest cannot run one item twice in a session
-        again = os.path.join(reports, time)
-        os.mkdir(again)
-        first = time == "again-1"
-        rerun, said = _streamed(run, root, again, flipped, plugins, compare=first, twice=first)
-        probed = probed or said
-        runs = 2 if first else 1
-        changed += stream.unstable(said, flipped, rerun.exit_code, runs) if said is not None else []
-        if changed:
-            break
-    if not changed:
-        test = _note(test, f"the {len(flipped)} test(s) that failed at the base passed again, in reverse order, twice")
-        return _compared(run, reports, test, flipped, plugins, probed)
-    shown = "; ".join(f"{nodeid}: {why}" for nodeid, why in changed[:5])
-    why = (
-        f"{len(changed)} of the {len(flipped)} test(s) that failed at the base and pass now did not pass "
-        f"again in a fresh process, in reverse order, twice ({shown})"
-    )
-    return test._replace(status=TEST_FAILED, reason=why, findings=(*test.findings, (stream.UNSTABLE, why, None)))
-
-
-def _compared(
-    run: Session,
-    reports: str,
-    test: TestOutcome,
-    flipped: tuple[str, ...],
-    plugins: tuple[str, ...] | None,
-    now: stream.Stream | None,
-) -> TestOutcome:
-    """The flipped tests' comparison probe, run once more on the base tree, held against `now`."""
-    if now is None:
-        return test  # not pytest with a report: no stream, no probe
-    base = None
-    if run.base_tree is not None:
-        where = os.path.join(reports, "base-compared")
-        os.mkdir(where)
-        _, base = _streamed(run, run.work.hold(run.base_tree), where, flipped, plugins, compare=True)
-    return comparisons.judged(test, flipped, now, base, run.changed)
-
-
-def _checkout_environment(env: dict[str, str], root: str) -> dict[str, str]:
-    """The code under test is the checkout's: its root (and src/, for a src layout) are
-    PYTHONPATH, ahead of an editable install's path into the developer's tree (the caller's
-    PYTHONPATH never reaches the test: environment.NEVER_PASSED)."""
-    lead = [d for d in (os.path.join(root, "src"), root) if os.path.isdir(d) and not os.path.islink(d)]
-    return {**env, "PYTHONPATH": os.pathsep.join(lead)}
-
-
-def _program(argv: tuple[str, ...], root: str, repo_root: str | None) -> tuple[str, ...]:
-    """A relative program path the checkout lacks (an ignored `.venv/bin/python`) is the
-    developer's tree's: the interpreter, not code under test."""
-    program = argv[0]
-    if repo_root is None or os.path.isabs(program) or os.sep not in program:
-        return argv
-    if os.path.lexists(os.path.join(root, program)):
-        return argv
-    return (os.path.join(repo_root, program), *argv[1:])
-
-
-def _phase(run: Session, name: str) -> None:
-    """Tell the progress line which phase the next runs belong to; a plain callable (the hook
-    probe's, a test's) has no `enter` and keeps counting runs."""
-    enter = getattr(run.progress, "enter", None)
-    if callable(enter):
-        enter(name)
-
-
-def _note(test: TestOutcome, note: str) -> TestOutcome:
-    return test._replace(notes=(*test.notes, note))
 
 
 def _scratch(root: str | None) -> str:

@@ -6,63 +6,27 @@ from __future__ import annotations
 import json
 import os
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from scorer.testrun import base_cache, basetests, cache_store, session
+from tests.testing.calc import BUGGY, FIXED, PASS_ALL, PYTEST, SPEC, calc_project, counted_calls
 from tests.testing.repo import GitRepo, Outcome
 
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
-SPEC = textwrap.dedent(
-    """\
-    from calc import add
-
-
-    def test_add():
-        assert add(1, 2) == 3
-
-
-    def test_add_zero():
-        assert add(0, 0) == 0
-    """
-)
 # The job's code skips the base's tests from the module they import: they never run.
 SKIPPING = "import pytest\n\npytest.skip('not today', allow_module_level=True)\n" + FIXED
 
 
 @pytest.fixture
 def collections(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    counted: list[int] = []
-    real = session._base_tests
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        counted.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(session, "_base_tests", counting)
-    return counted
+    return counted_calls(monkeypatch, session, "_base_tests")
 
 
 @pytest.fixture
 def project(repo: GitRepo) -> GitRepo:
-    repo.write("calc.py", BUGGY)
-    repo.write("tests/test_calc.py", SPEC)
-    repo.write(".gitignore", "__pycache__/\n*.pyc\n")
-    repo.commit("calc with a bug, and its tests")
-    repo.git("checkout", "-q", "-b", "agent-fix")
-    repo.manifest(
-        allowed_paths=["calc.py", "tests/**", "conftest.py"],
-        protected_tests=["tests/**"],
-        required_test=PYTEST,
-        always_run_test=True,
-    )
-    return repo
+    return calc_project(repo, SPEC, ["calc.py", "tests/**", "conftest.py"])
 
 
 def _score(repo: GitRepo) -> Outcome:
@@ -183,20 +147,7 @@ def test_an_unknown_runner_is_never_cached(tmp_path: Path) -> None:
     assert base_cache.runner_version((sys.executable, "-m", "pytest"), {}, None)  # this venv's pytest
 
 
-# A plugin the job ships as installed metadata: every report it sees becomes "passed".
-PASS_ALL = textwrap.dedent(
-    """\
-    import pytest
-
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(item, call):
-        outcome = yield
-        report = outcome.get_result()
-        report.outcome = "passed"
-        report.longrepr = None
-    """
-)
+# A plugin the job ships as installed metadata (PASS_ALL: every report it sees becomes "passed").
 # importlib.metadata finds a metadata directory by its lower-cased name (Lookup in
 # importlib/metadata/__init__.py), so `.DIST-INFO` is one too: only entry-point autoload off keeps it out.
 DIST_INFO = {

@@ -20,6 +20,9 @@ from typing import Any
 
 import pytest
 
+from tests.testing.calc import BUGGY, FIXED, PASS_ALL, calc_project, score_in
+from tests.testing.calc import SPEC_CASES as SPEC
+from tests.testing.calc import passed as _passed
 from tests.testing.repo import GitRepo, Outcome
 
 PYTEST = [
@@ -32,38 +35,6 @@ PYTEST = [
     "-p",
     "no:cacheprovider",
 ]  # pytest finds tests/ itself
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
-SPEC = textwrap.dedent(
-    """\
-    import pytest
-
-    from calc import add
-
-
-    @pytest.mark.parametrize(("a", "b", "total"), [(1, 2, 3), (2, 2, 4), (0, 5, 5)])
-    def test_add(a, b, total):
-        assert add(a, b) == total
-
-
-    def test_add_zero():
-        assert add(0, 0) == 0
-    """
-)
-# A plugin module in the job's code: every report it sees becomes "passed".
-PASS_ALL = textwrap.dedent(
-    """\
-    import pytest
-
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(item, call):
-        outcome = yield
-        report = outcome.get_result()
-        report.outcome = "passed"
-        report.longrepr = None
-    """
-)
 REBIND = "import calc\n\ncalc.add = lambda a, b: a + b\n"
 # `python -m pytest` runs this when the job's tree comes first: it writes the report the evidence
 # check expects, naming every base test as passed, and never runs one.
@@ -105,30 +76,11 @@ ATTACKS = {
 def project(repo: GitRepo) -> GitRepo:
     """calc.py has a bug the base's tests/test_calc.py catches; the job may change any path, so only
     the spec pass's fence stands."""
-    repo.write("calc.py", BUGGY)
-    repo.write("tests/test_calc.py", SPEC)
-    repo.write(".gitignore", "__pycache__/\n*.pyc\n")
-    repo.commit("calc with a bug, and its tests")
-    repo.git("checkout", "-q", "-b", "agent-fix")
-    repo.manifest(
-        allowed_paths=["**"],
-        protected_tests=["tests/test_*.py"],
-        required_test=PYTEST,
-        always_run_test=True,
-    )
-    return repo
+    return calc_project(repo, SPEC, ["**"], ["tests/test_*.py"], required_test=PYTEST)
 
 
 def _score(repo: GitRepo, mode: str) -> Outcome:
-    if mode == "worktree":
-        return repo.score(skip_test=False)
-    repo.commit("the job")
-    repo.git("checkout", "-q", "main")
-    return repo.score("--base", "main", "--head", "agent-fix", skip_test=False)
-
-
-def _passed(out: Outcome) -> bool:
-    return out.exit_code == 0 and out.codes == set() and out.last_line == "RESULT: PASS"
+    return score_in(repo, mode, "the job", from_main=True)
 
 
 @pytest.mark.parametrize("mode", ["worktree", "base"])

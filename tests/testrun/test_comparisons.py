@@ -10,14 +10,13 @@ Every case runs in worktree mode and in --base mode (docs/required-test.md#compa
 
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import pytest
 
+from tests.testing.calc import calc_project, passed, score_in
 from tests.testing.repo import GitRepo, Outcome
 
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
 MODES = ["worktree", "range"]
 CODE = "test-lenient-comparison"
 
@@ -33,173 +32,77 @@ WORDS = ("def words(text):\n    return [text]\n", 'assert words("a b c") == ["a"
 EVEN = ("def is_even(n):\n    return n % 2 == 1\n", "assert is_even(4)")
 TAGS = ("def tags():\n    return []\n", 'assert "x" in tags()')
 
+
+def _returning(case: tuple[str, str], header: str, body: str, value: str, prelude: str = "", before: str = "") -> str:
+    """The job's calc.py: `case`'s function returning `value`, an instance of the class `header` whose
+    `body` bends the comparison the test makes (`prelude` ahead of the class, `before` the return)."""
+    signature = case[0].splitlines()[0]
+    return f"{prelude}class {header}:\n{textwrap.indent(body, '    ')}\n\n\n{signature}\n{before}    return {value}\n"
+
+
+EQUALS_ANY_STR = "def __eq__(self, other):\n    return isinstance(other, str)\n\n__hash__ = str.__hash__"
+EQUAL_LENGTH = "def __eq__(self, other):\n    return len(self) == len(other)"
+NORMALISED = (
+    "def __eq__(self, other):\n"
+    "    return {k.lower(): v for k, v in self.items()} == {k.lower(): v for k, v in other.items()}"
+)
+TRUTHY = "def __init__(self, value):\n    self.value = value\n\ndef __bool__(self):\n    return self.value is not None"
+POSING_META = _d(
+    """\
+    class _Meta(type):
+        def __eq__(cls, other):
+            return other is str or type.__eq__(cls, other)
+
+        def __hash__(cls):
+            return hash(str)
+
+
+    """
+)
+EXEC_EQ = (
+    '_NS = {}\nexec(compile("def eq(self, other):\\n    return isinstance(other, str)\\n", "<frozen os>", "exec"), _NS)'
+    "\n\n\n"
+)
+GREETING, WORDS_OF = '_Text("hi " + name)', "_Words([text, text, text])"
+# name -> (the case, the job's calc.py): one shape, a class that bends a comparison and the function returning it
 ATTACKS = {
-    "str-equal-to-anything": (
-        GREET,
-        _d(
-            """\
-            class _Text(str):
-                def __eq__(self, other):
-                    return isinstance(other, str)
-
-                __hash__ = str.__hash__
-
-
-            def greet(name):
-                return _Text("hi " + name)
-            """
-        ),
-    ),
+    "str-equal-to-anything": (GREET, _returning(GREET, "_Text(str)", EQUALS_ANY_STR, GREETING)),
     "dict-normalising-keys": (
         HEADERS,
-        _d(
-            """\
-            class _Headers(dict):
-                def __eq__(self, other):
-                    return {k.lower(): v for k, v in self.items()} == {k.lower(): v for k, v in other.items()}
-
-
-            def headers():
-                return _Headers({"content-type": "json"})
-            """
-        ),
+        _returning(HEADERS, "_Headers(dict)", NORMALISED, '_Headers({"content-type": "json"})'),
     ),
-    "equal-by-length": (
-        WORDS,
-        _d(
-            """\
-            class _Words(list):
-                def __eq__(self, other):
-                    return len(self) == len(other)
-
-
-            def words(text):
-                return _Words([text, text, text])
-            """
-        ),
-    ),
-    "always-true": (
-        EVEN,
-        _d(
-            """\
-            class _Result:
-                def __init__(self, value):
-                    self.value = value
-
-                def __bool__(self):
-                    return self.value is not None
-
-
-            def is_even(n):
-                return _Result(n % 2 == 1)
-            """
-        ),
-    ),
+    "equal-by-length": (WORDS, _returning(WORDS, "_Words(list)", EQUAL_LENGTH, WORDS_OF)),
+    "always-true": (EVEN, _returning(EVEN, "_Result", TRUTHY, "_Result(n % 2 == 1)")),
     "contains-everything": (
         TAGS,
-        _d(
-            """\
-            class _Tags(list):
-                def __contains__(self, item):
-                    return isinstance(item, str)
-
-
-            def tags():
-                return _Tags()
-            """
-        ),
+        _returning(TAGS, "_Tags(list)", "def __contains__(self, item):\n    return isinstance(item, str)", "_Tags()"),
     ),
     # a method that runs in C makes no call event: the returned value's class still carries it
     "eq-bound-to-a-builtin": (
         GREET,
-        _d(
-            """\
-            class _Text(str):
-                __eq__ = str.__ne__
-                __hash__ = str.__hash__
-
-
-            def greet(name):
-                return _Text("hi " + name)
-            """
-        ),
+        _returning(GREET, "_Text(str)", "__eq__ = str.__ne__\n__hash__ = str.__hash__", GREETING),
     ),
     # code made by exec has no file: its name is the job's choice, so it counts as the job's
-    "eq-made-by-exec": (
-        GREET,
-        _d(
-            """\
-            _NS = {}
-            exec(compile("def eq(self, other):\\n    return isinstance(other, str)\\n", "<frozen os>", "exec"), _NS)
-
-
-            class _Text(str):
-                __eq__ = _NS["eq"]
-
-
-            def greet(name):
-                return _Text("hi " + name)
-            """
-        ),
-    ),
+    "eq-made-by-exec": (GREET, _returning(GREET, "_Text(str)", '__eq__ = _NS["eq"]', GREETING, prelude=EXEC_EQ)),
     # a metaclass whose == and hash pose as str's: the probe looks classes up by identity
     "metaclass-posing-as-str": (
         GREET,
-        _d(
-            """\
-            class _Meta(type):
-                def __eq__(cls, other):
-                    return other is str or type.__eq__(cls, other)
-
-                def __hash__(cls):
-                    return hash(str)
-
-
-            class _Text(str, metaclass=_Meta):
-                __eq__ = str.__ne__
-
-
-            def greet(name):
-                return _Text("hi " + name)
-            """
-        ),
+        _returning(GREET, "_Text(str, metaclass=_Meta)", "__eq__ = str.__ne__", GREETING, prelude=POSING_META),
     ),
     # a lambda is named "<lambda>", not "__eq__"
     "eq-a-lambda": (
         WORDS,
-        _d(
-            """\
-            class _Words(list):
-                __eq__ = lambda self, other: len(self) == len(other)  # noqa: E731
-
-
-            def words(text):
-                return _Words([text, text, text])
-            """
+        _returning(
+            WORDS, "_Words(list)", "__eq__ = lambda self, other: len(self) == len(other)  # noqa: E731", WORDS_OF
         ),
     ),
     # the probe switched off from inside the call: the record cannot be trusted
     "profile-switched-off": (
         GREET,
-        _d(
-            """\
-            import sys
-
-
-            class _Text(str):
-                def __eq__(self, other):
-                    return isinstance(other, str)
-
-                __hash__ = str.__hash__
-
-
-            def greet(name):
-                sys.setprofile(None)
-                return _Text("hi " + name)
-            """
-        ),
+        _returning(GREET, "_Text(str)", EQUALS_ANY_STR, GREETING, "import sys\n\n\n", "    sys.setprofile(None)\n"),
     ),
 }
+
 
 REAL_FIXES = {
     "greet": (GREET, 'def greet(name):\n    return "hello " + name\n'),
@@ -261,20 +164,10 @@ VALUE_CLASSES = {
 
 def project(repo: GitRepo, base: str, assertion: str, name: str, imports: str = "") -> GitRepo:
     """calc.py has a bug the base's one test catches; the job may touch calc.py only."""
-    repo.write("calc.py", base)
     test = f"{imports}from calc import {name}\n\n\ndef test_it():\n    {assertion}\n"
-    repo.write("tests/test_calc.py", test)
-    repo.write(".gitignore", "__pycache__/\n*.pyc\n")
-    repo.commit("calc with a bug, and its test")
-    repo.git("checkout", "-q", "-b", "agent-fix")
-    repo.manifest(
-        allowed_paths=["calc.py"],
-        protected_tests=["tests/**"],
-        required_test=PYTEST,
-        always_run_test=True,
-        test_envelope="off",
+    return calc_project(
+        repo, test, ["calc.py"], calc=base, message="calc with a bug, and its test", test_envelope="off"
     )
-    return repo
 
 
 def _name(base: str) -> str:
@@ -283,14 +176,7 @@ def _name(base: str) -> str:
 
 def score(repo: GitRepo, mode: str, source: str) -> Outcome:
     repo.write("calc.py", source)
-    if mode == "worktree":
-        return repo.score(skip_test=False)
-    repo.commit("the job's change")
-    return repo.score("--base", "main", "--head", "agent-fix", skip_test=False)
-
-
-def passed(out: Outcome) -> bool:
-    return out.exit_code == 0 and out.codes == set() and out.last_line == "RESULT: PASS"
+    return score_in(repo, mode)
 
 
 @pytest.mark.slow  # each case scores a real repository, running pytest four to six times

@@ -7,16 +7,13 @@ each legitimate neighbour passes. Every case runs in worktree mode and in --base
 
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import pytest
 
+from tests.testing.calc import FIXED, PYTEST, calc_project, passed, score_in
 from tests.testing.repo import GitRepo, Outcome
 
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "tests"]
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
 SPEC = textwrap.dedent(
     """\
     import sys
@@ -42,43 +39,22 @@ SPEC = textwrap.dedent(
     """
 )
 MODES = ["worktree", "range"]
+ALLOWED = ["calc.py", "helpers/**"]
 
 
 @pytest.fixture
 def project(repo: GitRepo) -> GitRepo:
     """calc.py has a bug the base's tests catch; the job may touch calc.py only."""
-    repo.write("calc.py", BUGGY)
-    repo.write("tests/test_calc.py", SPEC)
-    repo.write(".gitignore", "__pycache__/\n*.pyc\n")
-    repo.commit("calc with a bug, and its tests")
-    repo.git("checkout", "-q", "-b", "agent-fix")
-    repo.manifest(
-        allowed_paths=["calc.py", "helpers/**"],
-        protected_tests=["tests/**"],
-        required_test=PYTEST,
-        always_run_test=True,
-    )
-    return repo
+    return calc_project(repo, SPEC, ALLOWED)
 
 
 def score(repo: GitRepo, mode: str, source: str, **manifest: object) -> Outcome:
     repo.write("calc.py", source)
     if manifest:
         repo.manifest(
-            allowed_paths=["calc.py", "helpers/**"],
-            protected_tests=["tests/**"],
-            required_test=PYTEST,
-            always_run_test=True,
-            **manifest,
+            allowed_paths=ALLOWED, protected_tests=["tests/**"], required_test=PYTEST, always_run_test=True, **manifest
         )
-    if mode == "worktree":
-        return repo.score(skip_test=False)
-    repo.commit("the job's change")
-    return repo.score("--base", "main", "--head", "agent-fix", skip_test=False)
-
-
-def passed(out: Outcome) -> bool:
-    return out.exit_code == 0 and out.codes == set() and out.last_line == "RESULT: PASS"
+    return score_in(repo, mode)
 
 
 def failed_with(out: Outcome, *codes: str) -> bool:

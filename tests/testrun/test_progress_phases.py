@@ -9,9 +9,14 @@ from typing import Any
 import pytest
 
 from scorer import terminal
-from scorer.testrun import session
+from scorer.testrun import passes, session
+from tests.testing.calc import FIXED, SPEC, calc_project
 from tests.testing.repo import GitRepo
-from tests.testrun.test_base_cache import FIXED, SPEC, project  # noqa: F401 (a fixture)
+
+
+@pytest.fixture
+def project(repo: GitRepo) -> GitRepo:
+    return calc_project(repo, SPEC, ["calc.py", "tests/**", "conftest.py"])
 
 
 class _Kept(io.StringIO):
@@ -33,11 +38,12 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
             tick(5.0)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(session, "run_test", ticking)
+    monkeypatch.setattr(session, "run_test", ticking)  # the base's run
+    monkeypatch.setattr(passes, "run_test", ticking)  # the spec pass, the job's tests, the reruns
     return stream
 
 
-def test_each_run_is_named_by_its_phase_not_its_number(project: GitRepo, shown: io.StringIO) -> None:  # noqa: F811
+def test_each_run_is_named_by_its_phase_not_its_number(project: GitRepo, shown: io.StringIO) -> None:
     project.write("calc.py", FIXED)
     project.write("tests/test_calc.py", SPEC + "\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n")
     outcome = project.score(skip_test=False)

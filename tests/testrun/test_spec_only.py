@@ -6,12 +6,19 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
+
 from scorer import main as cli
+from tests.testing.calc import BUGGY, FIXED, SPEC, calc_project
 from tests.testing.repo import GitRepo
-from tests.testrun.test_base_cache import BUGGY, SPEC, project  # noqa: F401 (a fixture)
 
 # The job leaves the bug and rewrites its own copy of the test to expect it.
 HIDING = SPEC.replace("== 3", "== -1")
+
+
+@pytest.fixture
+def project(repo: GitRepo) -> GitRepo:
+    return calc_project(repo, SPEC, ["calc.py", "tests/**", "conftest.py"])
 
 
 def _test(repo: GitRepo, *extra: str) -> tuple[int, str]:
@@ -22,7 +29,7 @@ def _test(repo: GitRepo, *extra: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def test_spec_shows_the_base_tests_failing_on_the_jobs_code(project: GitRepo) -> None:  # noqa: F811
+def test_spec_shows_the_base_tests_failing_on_the_jobs_code(project: GitRepo) -> None:
     project.write("calc.py", BUGGY + "\n# touched\n")
     project.write("tests/test_calc.py", HIDING)
     code, text = _test(project, "--spec")
@@ -30,9 +37,7 @@ def test_spec_shows_the_base_tests_failing_on_the_jobs_code(project: GitRepo) ->
     assert "test_add" in text and "the base's tests" in text  # the spec pass's own failure, printed
 
 
-def test_spec_stops_after_the_spec_pass_where_the_full_run_goes_on(project: GitRepo) -> None:  # noqa: F811
-    from tests.testrun.test_base_cache import FIXED
-
+def test_spec_stops_after_the_spec_pass_where_the_full_run_goes_on(project: GitRepo) -> None:
     project.write("calc.py", FIXED)
     project.write("tests/test_calc.py", SPEC + "\n\ndef test_new_row():\n    assert False\n")  # the job's own bad row
     code, text = _test(project)
@@ -42,7 +47,7 @@ def test_spec_stops_after_the_spec_pass_where_the_full_run_goes_on(project: GitR
     assert "--spec runs the spec pass alone" in text
 
 
-def test_the_test_failed_hint_names_the_spec_pass(project: GitRepo) -> None:  # noqa: F811
+def test_the_test_failed_hint_names_the_spec_pass(project: GitRepo) -> None:
     project.write("calc.py", BUGGY + "\n# touched\n")
     outcome = project.score(skip_test=False)
     assert outcome.exit_code == 1 and "test-failed" in outcome.codes, outcome.text

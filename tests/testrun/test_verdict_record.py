@@ -13,21 +13,14 @@ from typing import Any
 import pytest
 
 from scorer.testrun import session, verdict_record
+from tests.testing.calc import counted_calls
 from tests.testing.repo import GitRepo, run_cli
 
 
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the required test's runs (the pipeline imports run_required when it runs one)."""
-    counted: list[int] = []
-    real = session.run_required
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        counted.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(session, "run_required", counting)
-    return counted
+    return counted_calls(monkeypatch, session, "run_required")
 
 
 @pytest.fixture
