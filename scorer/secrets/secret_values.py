@@ -46,8 +46,9 @@ PUBLISHED_SAMPLES: tuple[PublishedSample, ...] = (
                     "#well-known-storage-account-and-key"),
 )  # fmt: skip
 
-# Obvious stand-ins, matched in lower, upper and title case only (a random key rarely spells one).
-PLACEHOLDER_WORDS = ("example", "dummy", "placeholder", "fake", "redacted", "changeme", "xxx", "your",
+# Obvious stand-ins, matched in lower, upper and title case only (a random key rarely spells one:
+# four letters or more, since `xxx` stands in about one GitHub token in 2,300).
+PLACEHOLDER_WORDS = ("example", "dummy", "placeholder", "fake", "redacted", "changeme", "xxxx", "your",
                      "replace", "insert", "sample")  # fmt: skip
 DEFAULT_PASSWORDS = frozenset({"password", "pass", "passwd", "pwd", "pw", "secret", "guest", "test", "root", "admin"})
 
