@@ -21,6 +21,7 @@ from scorer.report import FORMATS
 from scorer.secrets.redaction import redact, redact_key_body
 from scorer.testrun.run import tail
 from tests.testing.repo import GitRepo, run_cli
+from tests.testing.secrets import every_output
 
 ALNUM = string.ascii_letters + string.digits
 
@@ -129,41 +130,9 @@ def leaky(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, list[str]]:
     return repo, [in_name, in_rollback, in_reason, *key[1:-1]]
 
 
-def _every_output(repo: GitRepo, tmp_path: Path, monkeypatch) -> dict[str, str]:
-    """Every format of one shadow run (so the test runs too), the step summary, the log and export."""
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    summary = out_dir / "summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    db = out_dir / "log.sqlite3"
-    argv = [
-        "--repo",
-        str(repo.root),
-        "--base",
-        "main",
-        "--manifest",
-        str(repo.manifest_path),
-        "--shadow",
-        "--log-db",
-        str(db),
-    ]
-    for fmt in sorted(FORMATS):
-        argv += ["--format", fmt, "--output", str(out_dir / f"report.{fmt}")]
-    code, stdout = run_cli([*argv, "--format", "text"])
-    assert code == 0, stdout
-    outputs = {fmt: (out_dir / f"report.{fmt}").read_text(encoding="utf-8") for fmt in FORMATS}
-    outputs["stdout"] = stdout
-    outputs["step-summary"] = summary.read_text(encoding="utf-8")
-    for fmt in ("text", "json"):
-        outputs[f"log-{fmt}"] = run_cli(["log", "--log-db", str(db), "--format", fmt])[1]
-    assert run_cli(["export", "--log-db", str(db), "--out", str(out_dir / "export.jsonl")])[0] == 0
-    outputs["export"] = (out_dir / "export.jsonl").read_text(encoding="utf-8")
-    return outputs
-
-
 def test_no_secret_appears_in_any_output(leaky, tmp_path, monkeypatch):
     repo, secret_values = leaky
-    outputs = _every_output(repo, tmp_path, monkeypatch)
+    outputs = every_output(repo, tmp_path / "out", monkeypatch)
     assert set(outputs) >= {*FORMATS, "stdout", "step-summary", "log-text", "log-json", "export"}
     leaks = {name: _leaks(text, secret_values) for name, text in outputs.items()}
     assert {name: found for name, found in leaks.items() if found} == {}

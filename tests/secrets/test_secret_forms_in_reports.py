@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from scorer.report import FORMATS
-from tests.testing.repo import GitRepo, run_cli
+from tests.testing.repo import GitRepo
+from tests.testing.secrets import every_output
 
 ALNUM = string.ascii_letters + string.digits
 NOT_SECRET_DIGEST = hashlib.sha256(b"an ordinary fixture, not a secret").hexdigest()
@@ -87,28 +88,9 @@ def leaky(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tup
     return repo, forms
 
 
-def _every_format(repo: GitRepo, out_dir: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Every report format of one shadow run (so the test runs whatever the other checks say), the
-    step summary, and the decision log as `log` and `export` show it."""
-    summary, db = out_dir / "summary.md", out_dir / "log.sqlite3"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    argv = ["--repo", str(repo.root), "--base", "main", "--manifest", str(repo.manifest_path), "--shadow"]
-    for fmt in sorted(FORMATS):
-        argv += ["--format", fmt, "--output", str(out_dir / f"report.{fmt}")]
-    code, stdout = run_cli([*argv, "--log-db", str(db), "--format", "text"])
-    assert code == 0, stdout
-    outputs = {"stdout": stdout, **{fmt: (out_dir / f"report.{fmt}").read_text(encoding="utf-8") for fmt in FORMATS}}
-    outputs["step-summary"] = summary.read_text(encoding="utf-8")
-    for fmt in ("text", "json"):
-        outputs[f"log-{fmt}"] = run_cli(["log", "--log-db", str(db), "--format", fmt])[1]
-    assert run_cli(["export", "--log-db", str(db), "--out", str(out_dir / "export.jsonl")])[0] == 0
-    outputs["export"] = (out_dir / "export.jsonl").read_text(encoding="utf-8")
-    return outputs
-
-
 def test_no_encoded_form_of_a_secret_appears_in_any_format(leaky, tmp_path, monkeypatch):
     repo, forms = leaky
-    outputs = _every_format(repo, tmp_path, monkeypatch)
+    outputs = every_output(repo, tmp_path, monkeypatch)
     assert set(outputs) >= {*FORMATS, "stdout", "step-summary", "log-text", "log-json", "export"}
     leaks = {name: sorted(p for f in forms for p in pieces(f) if p in text) for name, text in outputs.items()}
     assert {name: found for name, found in leaks.items() if found} == {}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import string
+from pathlib import Path
+from typing import Any
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "_-"
@@ -140,3 +142,26 @@ SECRET_LINES = [
     ("secret-assignment", f"spring.datasource.password={SECRETS['secret-assignment']}"),  # .properties
     ("secret-assignment", "PASSWORD=" + body(12, ALNUM, seed=60)),
 ]
+
+
+def every_output(repo: Any, out_dir: Path, monkeypatch: Any) -> dict[str, str]:
+    """Every report format of one shadow run of `repo` against main (so the test runs whatever the
+    other checks say), the step summary, and the decision log as `log` and `export` show it."""
+    from scorer.report import FORMATS
+    from tests.testing.repo import run_cli
+
+    out_dir.mkdir(exist_ok=True)
+    summary, db = out_dir / "summary.md", out_dir / "log.sqlite3"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["--repo", str(repo.root), "--base", "main", "--manifest", str(repo.manifest_path), "--shadow"]
+    for fmt in sorted(FORMATS):
+        argv += ["--format", fmt, "--output", str(out_dir / f"report.{fmt}")]
+    code, stdout = run_cli([*argv, "--log-db", str(db), "--format", "text"])
+    assert code == 0, stdout
+    outputs = {"stdout": stdout, **{fmt: (out_dir / f"report.{fmt}").read_text(encoding="utf-8") for fmt in FORMATS}}
+    outputs["step-summary"] = summary.read_text(encoding="utf-8")
+    for fmt in ("text", "json"):
+        outputs[f"log-{fmt}"] = run_cli(["log", "--log-db", str(db), "--format", fmt])[1]
+    assert run_cli(["export", "--log-db", str(db), "--out", str(out_dir / "export.jsonl")])[0] == 0
+    outputs["export"] = (out_dir / "export.jsonl").read_text(encoding="utf-8")
+    return outputs
