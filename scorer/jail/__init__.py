@@ -28,6 +28,28 @@ class JailResult(NamedTuple):
     layers: dict[str, str]  # reads/writes/network/process tree -> "held", "missing: why" or "not asked"
 
 
+# The kernel settings that decide whether the built-in backend can make its namespaces: the
+# limit (user_namespaces(7)), Debian's switch, and Ubuntu's AppArmor restriction (23.10 and later).
+USERNS_SETTINGS = (
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+)
+
+
+def backend_facts(tried: str) -> dict[str, object]:
+    """What decides the backend that runs and the layers it can hold: the backend `tried` and each
+    setting in USERNS_SETTINGS (None where this kernel has no such file). A few small reads, no process."""
+    settings: dict[str, str | None] = {}
+    for path in USERNS_SETTINGS:
+        try:
+            with open(path, "rb") as fh:
+                settings[path] = fh.read(64).decode("ascii", "replace").strip()
+        except OSError:
+            settings[path] = None
+    return {"backend": tried, "settings": settings}
+
+
 def script_exe() -> tuple[str, ...]:
     """How to start the jail without score-diff's console script and without the caller's environment."""
     return (sys.executable, "-I", "-S", SCRIPT)

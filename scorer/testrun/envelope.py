@@ -98,6 +98,27 @@ def _cleanup_root(scratch: str) -> str:
     return os.path.realpath(scratch)
 
 
+def backend(policy: str) -> str:
+    """The jail prepare() tries for this test_envelope policy: "builtin" (namespaces, Landlock),
+    "sandbox-exec", "launcher" (the process tree and Landlock only), "none" or "off"."""
+    if policy == "off":
+        return "off"
+    if os.name != "posix" or not sys.executable:
+        return "none"
+    if sys.platform.startswith("linux"):
+        return "launcher" if "jail" in UNAVAILABLE else "builtin"
+    if sys.platform == "darwin" and os.path.exists(SANDBOX_EXEC):
+        return "sandbox-exec"
+    return "launcher"
+
+
+def backend_facts(policy: str) -> dict[str, object]:
+    """What decides the backend and what it can hold, for the environment digest."""
+    from ..jail import backend_facts as kernel_facts
+
+    return {**kernel_facts(backend(policy)), "unavailable": list(UNAVAILABLE)}
+
+
 def prepare(
     manifest: Manifest, cwd: str, scratch: str, report: str | None, env: Mapping[str, str], program: str = ""
 ) -> Launch:
@@ -111,18 +132,18 @@ def prepare(
     if listener is not None:
         programs = None if manifest.test_programs is None else (*manifest.test_programs, program)
         run_env = observer.environment(run_env, listener, roots, manifest.test_network, programs)
+    tried = backend(policy)
     if os.name != "posix" or not sys.executable:
         if policy == "required" and listener is not None:
             listener.stop()
         return _no_launcher(policy, run_env)._replace(listener=listener)
     inner: tuple[str, ...] = ()
     enforced: list[str] = []
-    jail = not off and not sys.platform.startswith("linux")
-    if jail and sys.platform == "darwin" and os.path.exists(SANDBOX_EXEC):
+    if tried == "sandbox-exec":
         inner = (SANDBOX_EXEC, "-p", sandbox_profile(roots, manifest.test_network))
         enforced = ["writes: sandbox-exec", *([] if manifest.test_network else ["network: sandbox-exec"])]
     read, write = os.pipe()
-    jailed = not off and sys.platform.startswith("linux") and "jail" not in UNAVAILABLE
+    jailed = tried == "builtin"
     config = {
         "status_fd": write,
         "parent": 0 if jailed else os.getpid(),  # 0: PID 1 of the jail is its parent, and ends it

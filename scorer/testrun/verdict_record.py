@@ -56,10 +56,12 @@ def key_for(ins: Inspection, manifest: Manifest, environ: Mapping[str, str]) -> 
 
 def environment_digest(manifest: Manifest, environ: Mapping[str, str]) -> str:
     """sha256 over what the test inherits and what runs it: its environment, the interpreter and
-    score-diff's version, and the program PATH finds for the test's first word (path and stat)."""
+    score-diff's version, the program PATH finds for the test's first word (path and stat), and the
+    jail that will run it (its backend and the kernel settings that decide what it can hold)."""
     import shutil
 
     from .. import __version__
+    from .envelope import backend_facts
     from .environment import test_environment
 
     env = test_environment(environ, manifest.test_env)
@@ -69,6 +71,7 @@ def environment_digest(manifest: Manifest, environ: Mapping[str, str]) -> str:
         st = os.stat(found)
         program = [os.path.realpath(found), st.st_size, st.st_mtime_ns, st.st_ino]
     facts = {"env": env, "python": [sys.executable, sys.version], "score-diff": __version__, "program": program}
+    facts["jail"] = backend_facts(manifest.test_envelope)
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from scorer.testrun import session, verdict_record
+from scorer import jail
+from scorer.testrun import envelope, session, verdict_record
 from tests.testing.calc import counted_calls
 from tests.testing.repo import GitRepo, run_cli
 
@@ -105,6 +106,32 @@ def test_a_different_environment_runs_the_test_again(
 ) -> None:
     pre_commit(change)
     monkeypatch.setenv("LANG", "C.UTF-8" if os.environ.get("LANG") != "C.UTF-8" else "POSIX")
+    assert verdict_record.REUSED_NOTE not in commit_msg(change)["warnings"]
+    assert len(runs) == 2
+
+
+def _another_backend(monkeypatch: pytest.MonkeyPatch, setting: Path) -> None:
+    monkeypatch.setattr(envelope, "UNAVAILABLE", ("jail",))  # the launcher alone, as with no namespaces
+
+
+def _another_kernel_setting(monkeypatch: pytest.MonkeyPatch, setting: Path) -> None:
+    setting.write_text("0\n")  # as `sysctl kernel.apparmor_restrict_unprivileged_userns=0` would
+
+
+@pytest.mark.parametrize("between", [_another_backend, _another_kernel_setting])
+def test_another_jail_runs_the_test_again(
+    change: GitRepo,
+    runs: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    between: Callable[[pytest.MonkeyPatch, Path], None],
+) -> None:
+    """A run recorded under one jail is not reused under another: the backend that will run and the
+    kernel settings that decide what it holds are part of the environment digest."""
+    setting = change.scratch / "apparmor_restrict_unprivileged_userns"
+    setting.write_text("1\n")
+    monkeypatch.setattr(jail, "USERNS_SETTINGS", (*jail.USERNS_SETTINGS, str(setting)))
+    pre_commit(change)
+    between(monkeypatch, setting)
     assert verdict_record.REUSED_NOTE not in commit_msg(change)["warnings"]
     assert len(runs) == 2
 
