@@ -121,11 +121,28 @@ def runner_version(argv: tuple[str, ...], env: Mapping[str, str], repo_root: str
         return None
     prefix = os.path.dirname(os.path.dirname(os.path.abspath(found)))  # not realpath: a venv's python links out
     infos = sorted(
-        p for pattern in _SITE_DIRS for p in glob.glob(os.path.join(glob.escape(prefix), pattern, "pytest-*.dist-info"))
+        p
+        for root in (prefix, *_system_site(prefix))
+        for pattern in _SITE_DIRS
+        for p in glob.glob(os.path.join(glob.escape(root), pattern, "pytest-*.dist-info"))
     )
     if not infos:
         return None
     return ";".join(f"{os.path.basename(p)}@{os.stat(p).st_mtime_ns}" for p in infos)
+
+
+def _system_site(prefix: str) -> list[str]:
+    """The base interpreter's prefix when `prefix` is a virtualenv made with --system-site-packages
+    (its pyvenv.cfg: `home` names the base's bin directory, PEP 405), whose pytest it may run."""
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
+            cfg = dict(line.partition("=")[::2] for line in fh.read().splitlines())
+    except (OSError, UnicodeDecodeError):
+        return []
+    cfg = {k.strip().lower(): v.strip() for k, v in cfg.items()}
+    if cfg.get("include-system-site-packages", "").lower() != "true" or not cfg.get("home"):
+        return []
+    return [os.path.dirname(cfg["home"].rstrip(os.sep))]
 
 
 def configs_above(directory: str) -> str:

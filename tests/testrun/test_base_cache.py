@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,22 @@ def test_the_base_is_collected_once_for_every_change_on_it(project: GitRepo, col
     assert _score(project).exit_code == 0
     assert len(collections) == 1
     assert len(_entries(project)) == 1
+
+
+def test_a_virtualenv_on_the_system_site_packages_is_collected_once(
+    repo: GitRepo, collections: list[int], tmp_path: Path
+) -> None:
+    """Its pytest comes from the base interpreter's site-packages (pyvenv.cfg's home), as in CI
+    images: the runner's version is found there, so the base is still paid once."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    project = calc_project(repo, SPEC, ["calc.py", "tests/**", "conftest.py"], required_test=[python, *PYTEST[1:]])
+    project.write("calc.py", FIXED)
+    assert _score(project).exit_code == 0
+    project.write("calc.py", FIXED + "\n# another change on the same base\n")
+    assert _score(project).exit_code == 0
+    assert len(collections) == 1
 
 
 def test_a_cached_collection_still_catches_a_base_test_that_did_not_run(
