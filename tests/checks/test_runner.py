@@ -5,6 +5,7 @@ the count of distribution scans an edit to the project's own package makes (none
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Mapping
 
 import pytest
 
@@ -50,9 +51,14 @@ def test_an_edit_to_the_projects_own_package_scans_no_distribution(
 ) -> None:
     """The distribution scan (about 0.2 s per stage, twice a commit) is asked only for a module the
     base lacks; an edit of `src/calc/` never needs it, and a new `src/jsonschema/` still does."""
-    scans = []
+    scans: list[int] = []
     real = importlib.metadata.packages_distributions
-    monkeypatch.setattr(importlib.metadata, "packages_distributions", lambda: scans.append(1) or real())
+
+    def scanning() -> Mapping[str, list[str]]:
+        scans.append(1)
+        return real()
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", scanning)
     runner._installed.cache_clear()
     _base_then_change(repo, {"src/calc/__init__.py": "", "src/calc/core.py": ""}, {"src/calc/core.py": "X = 1\n"})
     assert repo.score().exit_code == 0 and scans == []

@@ -32,7 +32,12 @@ def _wait(argv: list[str], timeout_s: float, ticks: list[float] | None = None) -
 def test_the_end_of_the_test_wakes_the_wait_without_a_sleeping_poll(monkeypatch: pytest.MonkeyPatch) -> None:
     slept: list[float] = []
     real = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda s: slept.append(s) or real(s))
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real(seconds)
+
+    monkeypatch.setattr(time, "sleep", sleep)
     assert _wait(QUICK, 30.0) == 3
     assert _wait(QUICK, 30.0, []) == 3
     assert slept == []
