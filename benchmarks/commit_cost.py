@@ -11,8 +11,9 @@ own `score-diff install-hook --since main` writes (the pre-commit and commit-msg
 that build's interpreter). Each round, in a fixed order: the test run by hand in the first
 clone, then, per build, one more line appended to the source file on branch `agent-bench`,
 staged, and `git commit` timed: both hooks, with whatever test runs they make. Medians of wall
-time, and each build's ratio to the test by hand. Without --project, a generated pytest
-project (a module and 200 parametrized cases) stands in.
+time and of CPU time (user + system of every descendant reaped), each build's ratio to the test
+by hand, and the load average at start and end. Without --project, a generated pytest project (a
+module and 200 parametrized cases) stands in.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -77,10 +79,17 @@ def _clone(project: Path, into: Path, script: str, source: str, test: list[str],
     return repo
 
 
-def _timed(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
+def _cpu() -> float:
+    """User and system time of every child reaped so far (the hooks, git, pytest, the jail's processes)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _timed(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its descendants)."""
+    started, cpu = time.perf_counter(), _cpu()
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, env=env)
-    took = time.perf_counter() - started
+    took = time.perf_counter() - started, _cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(
             f"{shlex.join(argv)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -88,11 +97,21 @@ def _timed(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
     return took
 
 
-def _commit(repo: Path, source: str, n: int, env: dict[str, str]) -> float:
+def _commit(repo: Path, source: str, n: int, env: dict[str, str]) -> tuple[float, float]:
     with open(repo / source, "a", encoding="utf-8") as fh:
         fh.write(f"# round {n}\n")
     _git(repo, "add", source)
     return _timed(["git", *IDENTITY, "commit", "-q", "-m", f"round {n}"], repo, env)
+
+
+def _print(samples: dict[str, list[tuple[float, float]]]) -> None:
+    """Medians of wall and CPU time, each as a ratio to the test by hand's."""
+    wall = statistics.median(w for w, _ in samples["test by hand"])
+    cpu = statistics.median(c for _, c in samples["test by hand"])
+    for key, values in samples.items():
+        w, c = statistics.median(v[0] for v in values), statistics.median(v[1] for v in values)
+        each = ", ".join(f"{v[0]:.2f}" for v in values)
+        print(f"{key:22} wall {w:6.2f} s {w / wall:4.1f}x   CPU {c:6.2f} s {c / cpu:4.1f}x  (wall: {each})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             (Path(scratch) / name).mkdir()
             clones[name] = _clone(project, Path(scratch) / name, script, args.source, test, env)
         by_hand = next(iter(clones.values()))
-        samples: dict[str, list[float]] = {}
+        samples: dict[str, list[tuple[float, float]]] = {}
+        print(f"load average at start {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         for round_ in range(args.runs + 1):  # the first round warms the caches and is not counted
             took = {"test by hand": _timed(hand, by_hand, env)}
             for name, repo in clones.items():
@@ -132,11 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if round_:
                 for key, value in took.items():
                     samples.setdefault(key, []).append(value)
-        floor = statistics.median(samples["test by hand"])
-        for key, values in samples.items():
-            median = statistics.median(values)
-            print(f"{key:22} median {median:6.2f} s  {median / floor:4.1f}x  ({', '.join(f'{v:.2f}' for v in values)})")
-        print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        _print(samples)
+        print(f"load average at end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 
 

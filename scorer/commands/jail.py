@@ -21,13 +21,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    import dataclasses
-
     from ..jail import runner
     from ..jail.policy import policy_of
 
     policy, command = policy_of(args)
-    policy = dataclasses.replace(policy, cwd=policy.cwd or ctx.cwd)
+    policy = policy._replace(cwd=policy.cwd or ctx.cwd)
     if not command:
         ctx.stderr.write("score-diff jail: no command given (score-diff jail [OPTIONS] -- CMD [ARG...])\n")
         return runner.ABORTED

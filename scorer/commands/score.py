@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..report import FORMATS
 from .shared import add_gate, add_log_db, add_scope, emit, log_decision, repository, scope_options
+
+if TYPE_CHECKING:
+    from ..inspection.git import Repository
 
 HELP = "score the change (the default when no subcommand is given)"
 
@@ -77,11 +81,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _branch_skipped(args: argparse.Namespace, ctx: Context) -> str | None:
+def _opened(args: argparse.Namespace, ctx: Context) -> Callable[[], Repository]:
+    """The repository --repo names, opened (git's discovery, one process) on first use and kept for
+    the rest of this command: the branch check and the decision log's place ask the same question."""
+    kept: list[Repository] = []
+
+    def repo() -> Repository:
+        if not kept:
+            kept.append(repository(args, ctx))  # a failure raises on every call, as before
+        return kept[0]
+
+    return repo
+
+
+def _branch_skipped(args: argparse.Namespace, repo: Callable[[], Repository]) -> str | None:
     """The branch name when --branches says not to score it; None to score."""
     if not args.branches:
         return None
-    branch = repository(args, ctx).branch()
+    branch = repo().branch()
     if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
         return None  # detaching HEAD must not be a way around the gate
     return branch
@@ -92,9 +109,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..terminal import progress_line, use_colour
 
     outputs = getattr(args, "outputs", None) or [["text", None]]
+    opened = _opened(args, ctx)
     with progress_line(ctx.stderr, ctx.environ) as progress:
         try:
-            skipped = _branch_skipped(args, ctx)
+            skipped = _branch_skipped(args, opened)
             if skipped is not None:
                 from ..secrets.redaction import redact  # a branch name is free text the job chose
 
@@ -115,5 +133,5 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
             result = could_not_score(exc, "range" if args.base else "worktree")
     emit(result, outputs, ctx, use_colour(args.color, ctx.stdout, ctx.environ))
-    log_decision(result, args, ctx)
+    log_decision(result, args, ctx, opened)
     return result.exit_code

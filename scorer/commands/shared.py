@@ -109,10 +109,13 @@ def manifest_file(args: argparse.Namespace, ctx: Context) -> Path:
     return manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).work_tree)
 
 
-def log_path(args: argparse.Namespace, ctx: Context) -> Path:
+def log_path(args: argparse.Namespace, ctx: Context, repo: Callable[[], Repository] | None = None) -> Path:
+    """--log-db, else the log in the git directory (of `repo()` when the caller has it open already)."""
     from ..decision_log import default_db_path
 
-    return Path(args.log_db) if args.log_db else default_db_path(Path(repository(args, ctx).git_dir))
+    if args.log_db:
+        return Path(args.log_db)
+    return default_db_path(Path((repo or (lambda: repository(args, ctx)))().git_dir))
 
 
 def spare_log(db_path: Path, ctx: Context) -> Path | None:
@@ -145,14 +148,16 @@ def emit(result: Result, outputs: Sequence[Sequence[str | None]], ctx: Context, 
         append_step_summary(result, ctx.environ)
 
 
-def log_decision(result: Result, args: argparse.Namespace, ctx: Context) -> None:
+def log_decision(
+    result: Result, args: argparse.Namespace, ctx: Context, repo: Callable[[], Repository] | None = None
+) -> None:
     """Append to the decision log; a log that cannot be written warns and never changes the verdict."""
     if getattr(args, "no_log", False):
         return
     from ..decision_log import infer_gate, record
 
     try:
-        db = log_path(args, ctx)
+        db = log_path(args, ctx, repo)
         warning = record(db, result, getattr(args, "gate", None) or infer_gate(ctx.environ), spare_log(db, ctx))
     except Exception as exc:
         warning = f"decision log not written: {exc}"

@@ -77,9 +77,7 @@ def run(policy: Policy, command: Sequence[str], env: Mapping[str, str]) -> JailR
 
 
 def _with_status(policy: Policy, fd: int) -> Policy:
-    import dataclasses
-
-    return dataclasses.replace(policy, status_fd=fd)
+    return policy._replace(status_fd=fd)
 
 
 __all__ = ["SCRIPT", "JailResult", "Policy", "argv_for", "run", "script_exe"]

@@ -53,6 +53,9 @@ class Trees(NamedTuple):
     spec: str  # tree id of the spec pass: equal to `scored` when the job changed none of the fenced files
     from_base: tuple[str, ...]  # the paths the spec pass takes from the base (or leaves out)
     base: str | None = None  # the base's tree id, when its tests are the spec
+    # (tree id, its listing) as plan() read them: a tree id names its content, so a pass that asks
+    # again (the configuration check after the spec pass) reads these instead of two more ls-trees
+    listings: tuple[tuple[str, Mapping[str, tuple[str, str]]], ...] = ()
 
 
 def plan(repo: Repository, ins: Inspection, fence: SpecSource, scratch: str) -> Trees:
@@ -78,11 +81,12 @@ def plan(repo: Repository, ins: Inspection, fence: SpecSource, scratch: str) -> 
     plugins = pytest_config.plugin_files(_configs(repo, base_files), everything)
     fenced |= {p for p in plugins & differs if not fence.granted(p)}
     spec_base = base_tree if has_spec else None
+    listings = ((base_tree, base_files), (scored, scored_files))
     if not fenced:
-        return Trees(scored, scored, (), spec_base)
+        return Trees(scored, scored, (), spec_base, listings)
     overlay = {p: base_files.get(p) for p in sorted(fenced)}
     spec = repo.tree_with(scored, overlay, os.path.join(scratch, "spec.index"))
-    return Trees(scored, spec, tuple(sorted(fenced)), spec_base)
+    return Trees(scored, spec, tuple(sorted(fenced)), spec_base, listings)
 
 
 def _nothing(path: str) -> bool:

@@ -33,6 +33,12 @@ class Session(NamedTuple):
     base_tree: str | None = None  # the base's tree, for the flipped tests' comparison probe there
     changed: frozenset[str] = frozenset()  # the paths the job added or changed (comparisons.py)
     granted: Callable[[str], bool] | None = None  # allowed_test_config: the job's files in the spec pass
+    listings: tuple[tuple[str, Mapping[str, tuple[str, str]]], ...] = ()  # checkout.Trees.listings
+
+    def listing(self, tree: str) -> Mapping[str, tuple[str, str]]:
+        """`tree`'s {path: (mode, object id)}: the one this run already read, else git's."""
+        known = dict(self.listings).get(tree)
+        return known if known is not None else self.repo.tree_listing(tree)
 
 
 def streamed(

@@ -52,7 +52,9 @@ def run_required(
         before = snapshot.take(repo) if watch_tree else None
         changed = frozenset(p for c in ins.changed for p in (c.path, c.old_path) if p)
         with checkout.workdir(repo, scratch, kept) as work:
-            run = Session(repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted)
+            run = Session(
+                repo, manifest, environ, progress, work, scratch, trees.base, changed, fence.granted, trees.listings
+            )
             collect = partial(_base_tests, run, trees, fence)
             base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect, work.root)
             # paid once per base; what pytest autoloaded there is kept in the record (unknown: autoload off, none)
@@ -227,7 +229,7 @@ def _config_unchanged(run: Session, spec: str, path: str) -> bool:
         return True
     if run.base_tree is None:
         return False
-    base, now = run.repo.tree_listing(run.base_tree).get(path), run.repo.tree_listing(spec).get(path)
+    base, now = run.listing(run.base_tree).get(path), run.listing(spec).get(path)
     if base == now:
         return True
     if base is None or now is None or not pytest_config.has_sections(path):

@@ -315,3 +315,14 @@ def test_the_score_diff_jail_command_refuses_when_required_cannot_hold(tmp_path:
     assert "--level required" in done.stderr
     assert not marker.exists()
     assert score_diff_jail("--write", str(tmp_path), cwd=tmp_path).returncode == 125  # no command
+
+
+def test_the_runner_imports_no_dataclasses_inspect_or_ast() -> None:
+    """runner.py starts at every test run (`python -I -S runner.py`), so what it imports is paid
+    each time: dataclasses would bring inspect, ast and dis, about a sixth of its import time."""
+    from scorer.jail import SCRIPT
+
+    code = f"import sys; sys.path.insert(0, {os.path.dirname(SCRIPT)!r}); import runner; print(*sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert {"runner", "policy", "mounts"} <= set(loaded.stdout.split())
+    assert not {"dataclasses", "inspect", "ast", "dis"} & set(loaded.stdout.split())

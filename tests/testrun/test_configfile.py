@@ -98,3 +98,22 @@ def test_the_judgement(
     said = _said(*((c.replace(ROOT, str(root)), s.replace(ROOT, str(root))) for c, s in configs))
     why = configfile.problem(said, str(root), ["tests"], lambda path: unchanged)
     assert (expect in why) if expect else why == "", why
+
+
+def test_the_configuration_check_lists_no_tree_twice(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check after the spec pass reads the base's and the spec's listings that checkout.plan
+    already read (a tree id names its content): each tree is listed by git once per run."""
+    from scorer.inspection.git import Repository
+
+    listed: list[str] = []
+    real = Repository.tree_listing
+
+    def counting(self: Repository, tree: str) -> dict[str, tuple[str, str]]:
+        listed.append(tree)
+        return real(self, tree)
+
+    monkeypatch.setattr(Repository, "tree_listing", counting)
+    _project(repo, [], {"tox.ini": "[pytest]\naddopts = -ra\n"}).write("calc.py", "def add(a, b):\n    return a + b\n")
+    out = _score(repo, "worktree")
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
+    assert len(listed) == 2 and len(set(listed)) == 2, listed
