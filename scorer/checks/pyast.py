@@ -29,8 +29,11 @@ _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 
 
 _V = TypeVar("_V")
-_TREES: dict[bytes, ast.Module | None] = {}  # by blob id: every check reads a blob's one tree
+_TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
+# Blobs that are not Python, kept apart and without a bound: a blob id costs 20 bytes, and on a
+# change of 2,000 such files each check after the first would otherwise compile each one again.
+_NOT_PYTHON: set[bytes] = set()
 
 
 def blob_id(source: bytes) -> bytes:
@@ -59,10 +62,13 @@ def parse(source: bytes | None) -> ast.Module | None:
     key = blob_id(source)
     if key in _TREES:
         return _TREES[key]
+    if key in _NOT_PYTHON:
+        return None
     try:
-        tree: ast.Module | None = ast.parse(source.decode("utf-8", "replace"))
+        tree = ast.parse(source.decode("utf-8", "replace"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python could not import it either
-        tree = None
+        _NOT_PYTHON.add(key)
+        return None
     _remember(_TREES, key, tree)
     return tree
 
@@ -90,6 +96,7 @@ def one_scoring() -> Iterator[None]:
     finally:
         _TREES.clear()
         _FLATS.clear()
+        _NOT_PYTHON.clear()
         if was:
             gc.enable()
 
