@@ -198,8 +198,18 @@ def _getter(fields: Sequence[str]) -> Children:
 
 
 def _every_child(fields: Sequence[str], node: ast.AST) -> list[object]:
+    """Each field that holds a node, and each list of nodes with what is not a node taken out: the
+    reader's lists then hold only nodes or None, as the lists of a signature's node fields do."""
     values = (getattr(node, name, None) for name in fields)
-    return [v for v in values if isinstance(v, (ast.AST, list)) and not isinstance(v, _WORDS)]
+    return [
+        [i for i in v if _is_node(i)] if isinstance(v, list) else v
+        for v in values
+        if isinstance(v, list) or _is_node(v)
+    ]
+
+
+def _is_node(value: object) -> bool:
+    return isinstance(value, ast.AST) and not isinstance(value, _WORDS)
 
 
 def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
@@ -222,9 +232,9 @@ def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
         if read is None:
             continue
         for value in read(node):
-            if value.__class__ is list:
+            if value.__class__ is list:  # of nodes of one kind, never a word (_children_of leaves those out)
                 for item in reversed(value):
-                    if isinstance(item, ast.AST) and not isinstance(item, _WORDS):  # a Dict's keys hold None
+                    if item is not None:  # a Dict's keys and kw_defaults hold None
                         push((inner, item))
             elif value is not None:
                 push((inner, value))  # type: ignore[arg-type]
