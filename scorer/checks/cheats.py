@@ -512,7 +512,7 @@ def _is_stub(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def _has_state(cls: ast.ClassDef) -> bool:
     """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
-    for node in ast.walk(cls):
+    for _, node in pyast.scoped([cls]):  # any order: whether there is one, not which
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
@@ -561,7 +561,7 @@ def _cannot_fail(
     if not meaningful:  # only raises, or only defers to the other operand
         return ""
     params = [a.arg for a in (*args.posonlyargs, *args.args)] + ([args.vararg.arg] if args.vararg else [])
-    read = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = {n.id for _, n in pyast.scoped(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     if read & {"super", "__class__", "vars", "locals"} and params:  # super().__hash__() reads self
         read.add(params[0])
     # The same constant on every path: True on one path and False on another is a decision.
