@@ -19,7 +19,6 @@ from scorer.checks.cheats import (
     _dump,
     _dump_value,
     _frame,
-    _has_state,
     _imported,
     _importing,
     _is_constant,
@@ -138,3 +137,21 @@ def _cannot_fail(
     if params and params[0] not in read:
         return f"never reads the instance ({params[0]}) although its instances carry data"
     return ""
+
+
+def _has_state(cls: ast.ClassDef) -> bool:
+    """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    return True
+                slots = getattr(node, "value", None)
+                if (
+                    isinstance(t, ast.Name)
+                    and t.id == "__slots__"
+                    and not (isinstance(slots, (ast.Tuple, ast.List)) and not slots.elts)
+                ):
+                    return True
+    return any(isinstance(n, ast.AnnAssign) for n in cls.body)
