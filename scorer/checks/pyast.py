@@ -18,6 +18,7 @@ import hashlib
 import operator
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import NamedTuple, TypeVar
@@ -239,6 +240,25 @@ def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
             elif value is not None:
                 push((inner, value))  # type: ignore[arg-type]
     return found
+
+
+def breadth(root: ast.AST) -> Iterator[ast.AST]:
+    """`root` and every node under it in `ast.walk`'s order (breadth first), the one-word nodes
+    (contexts, operators) left out: for the readers whose first match is the one they report."""
+    todo = deque([root])
+    take, add, more = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = take()
+        yield node
+        cls = node.__class__
+        read = _CHILDREN[cls] if cls in _CHILDREN else _children_of(cls)
+        if read is None:
+            continue
+        for value in reversed(read(node)):  # the readers give the fields last first
+            if value.__class__ is list:
+                more(item for item in value if item is not None)
+            elif value is not None:
+                add(value)  # type: ignore[arg-type]
 
 
 def touched(found: list[Unit], spans: Sequence[tuple[int, int]] | None) -> list[Unit]:

@@ -629,6 +629,19 @@ def test_the_walk_without_signatures_reads_what_ast_iter_child_nodes_reads(monke
     assert all(read is None or isinstance(read, partial) for read in pyast._CHILDREN.values())
 
 
+def test_the_breadth_first_walk_reads_what_ast_walk_reads():
+    """pyast.breadth against ast.walk: the same nodes in the same order, less the one-word nodes."""
+    import ast
+
+    from scorer.checks import pyast
+
+    for source in [MIXED.encode(), *_stdlib_sample()[:40]]:
+        tree = pyast.parse(source)
+        assert tree is not None
+        for root in [tree, *tree.body[:5]]:
+            assert list(pyast.breadth(root)) == [n for n in ast.walk(root) if not isinstance(n, pyast._WORDS)]
+
+
 def _preorder(roots: list[Any]) -> list[Any]:
     import ast
 

@@ -78,7 +78,7 @@ def _scoped_units(units: Sequence[ast.AST]) -> Iterator[tuple[str, ast.AST]]:
 
 
 def _branch(node: ast.AST) -> tuple[special_cases.Pair, ...]:
-    compared, returned, literal = special_cases._compared, special_cases._returned, special_cases.literal
+    compared, returned, literal = _compared, special_cases._returned, special_cases.literal
     if isinstance(node, ast.If):
         return special_cases._pairs(compared(node.test), returned(node.body))
     if isinstance(node, ast.IfExp):
@@ -155,3 +155,14 @@ def _has_state(cls: ast.ClassDef) -> bool:
                 ):
                     return True
     return any(isinstance(n, ast.AnnAssign) for n in cls.body)
+
+
+def _compared(test: ast.expr) -> list[special_cases.Literal]:
+    """The literals `test` compares a value with: `x == L`, `x in (L, M)`, `x is L`, and/or of those."""
+    found: list[special_cases.Literal] = []
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.In, ast.Is)) for op in node.ops):
+            for side in (node.left, *node.comparators):
+                items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                found += [lit for lit in map(special_cases._literal, items) if lit is not None]
+    return found
