@@ -32,9 +32,11 @@ _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 _V = TypeVar("_V")
 _TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
-# Blobs that are not Python, kept apart and without a bound: a blob id costs 20 bytes, and on a
-# change of 2,000 such files each check after the first would otherwise compile each one again.
+# Blobs that are not Python, kept apart with a far higher bound: a blob id costs ~90 bytes here, and
+# on a change of 2,000 such files each check after the first would otherwise compile each one again.
+# (Outside one_scoring, as after the test run in a long-lived server, the bound keeps it small.)
 _NOT_PYTHON: set[bytes] = set()
+_MAX_NOT_PYTHON = 1 << 16
 
 
 def blob_id(source: bytes) -> bytes:
@@ -68,6 +70,8 @@ def parse(source: bytes | None) -> ast.Module | None:
     try:
         tree = ast.parse(source.decode("utf-8", "replace"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python could not import it either
+        if len(_NOT_PYTHON) >= _MAX_NOT_PYTHON:
+            _NOT_PYTHON.clear()  # forgetting costs a compile again, never a verdict
         _NOT_PYTHON.add(key)
         return None
     _remember(_TREES, key, tree)

@@ -117,3 +117,16 @@ def test_a_blob_that_is_not_python_is_compiled_once(repo: GitRepo, monkeypatch: 
     assert repo.score().codes == set()
     broken = {s: n for s, n in parsed.items() if "not python" in s}
     assert len(broken) == 5 and set(broken.values()) == {1}, parsed
+
+
+def test_the_blobs_that_are_not_python_are_kept_within_a_bound(monkeypatch: pytest.MonkeyPatch):
+    """Outside a scoring (the checks after a test run, in a server that scores again and again) the
+    set of blobs that are not Python is bounded; what it forgot is compiled again, as before."""
+    from scorer.checks import pyast
+
+    monkeypatch.setattr(pyast, "_MAX_NOT_PYTHON", 3)
+    monkeypatch.setattr(pyast, "_NOT_PYTHON", set())
+    for i in range(10):
+        assert pyast.parse(f"not python {i} (\n".encode()) is None
+        assert len(pyast._NOT_PYTHON) <= 3
+    assert pyast.parse(b"not python 9 (\n") is None
