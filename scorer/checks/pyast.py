@@ -29,6 +29,7 @@ from ..model import Hunk
 _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 
 
+_K = TypeVar("_K")
 _V = TypeVar("_V")
 _TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
@@ -39,9 +40,20 @@ _NOT_PYTHON: set[bytes] = set()
 _MAX_NOT_PYTHON = 1 << 16
 
 
+_IDS: dict[int, tuple[bytes, bytes]] = {}  # id(source) -> (source, its blob id); source held, so id() stays its
+
+
 def blob_id(source: bytes) -> bytes:
-    """The git blob id (SHA-1) of `source`: the key of every per-blob cache of the checks."""
-    return hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    """The git blob id (SHA-1) of `source`: the key of every per-blob cache of the checks.
+
+    Each check asks it of the same bytes (checks/reads.py hands every check the one object read),
+    about six times per changed module: hashed once, remembered by the object itself."""
+    known = _IDS.get(id(source))
+    if known is not None and known[0] is source:
+        return known[1]
+    key = hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    _remember(_IDS, id(source), (source, key))
+    return key
 
 
 def as_named(source: bytes) -> bytes:
@@ -78,7 +90,7 @@ def parse(source: bytes | None) -> ast.Module | None:
     return tree
 
 
-def _remember(cache: dict[bytes, _V], key: bytes, value: _V) -> None:
+def _remember(cache: dict[_K, _V], key: _K, value: _V) -> None:
     if len(cache) >= _MAX_TREES:
         del cache[next(iter(cache))]
     cache[key] = value
@@ -102,6 +114,7 @@ def one_scoring() -> Iterator[None]:
         _TREES.clear()
         _FLATS.clear()
         _NOT_PYTHON.clear()
+        _IDS.clear()
         if was:
             gc.enable()
 

@@ -3,6 +3,7 @@ Python compiled once however many modules the scoring holds (pyast.parse)."""
 
 from __future__ import annotations
 
+import subprocess
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -130,3 +131,31 @@ def test_the_blobs_that_are_not_python_are_kept_within_a_bound(monkeypatch: pyte
         assert pyast.parse(f"not python {i} (\n".encode()) is None
         assert len(pyast._NOT_PYTHON) <= 3
     assert pyast.parse(b"not python 9 (\n") is None
+
+
+def test_a_blob_id_is_the_one_git_computes_and_is_hashed_once_per_object(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+):
+    """Remembered by the object: the same bytes object is hashed once, an equal one or another
+    content gets its own hash, and every answer is git's own `hash-object`."""
+    import hashlib
+
+    from scorer.checks import pyast
+
+    hashed: list[bytes] = []
+    real = hashlib.sha1
+
+    def counting(data: bytes, **kwargs: Any) -> Any:
+        hashed.append(data)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(pyast.hashlib, "sha1", counting)
+    with pyast.one_scoring():
+        one, same, other = b"x = 1\n", bytes(bytearray(b"x = 1\n")), b"x = 2\n"
+        for data in (one, one, same, other):
+            git = ["git", "hash-object", "--stdin", "--no-filters"]
+            want = subprocess.run(git, input=data, capture_output=True, cwd=repo.root, check=True).stdout
+            assert pyast.blob_id(data).hex() == want.decode().strip()
+        assert {id(one), id(same), id(other)} <= set(pyast._IDS)
+        assert len(hashed) == 3
+    assert not pyast._IDS
