@@ -48,10 +48,12 @@ GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
 class Sample(NamedTuple):
-    """One timed execution: wall seconds and peak RSS in KiB."""
+    """One timed execution: wall seconds, peak RSS in KiB, and CPU seconds (user + sys of the
+    command and the children it waited for: what the machine's load does not inflate as much)."""
 
     seconds: float
     max_rss_kb: int
+    cpu: float = 0.0
 
 
 class Failed(Exception):
@@ -90,7 +92,8 @@ def execute(argv: Sequence[str], env: dict[str, str], stdout: int = subprocess.P
         peak = usage.ru_maxrss
         if memory and GNU_TIME:  # the last line; a line before it reports a non-zero exit
             peak = int(rss.read().split()[-1])
-        return Finished(proc.returncode, out, errors.read(), Sample(elapsed, peak))
+        cpu = usage.ru_utime + usage.ru_stime  # wait4 counts the children the command reaped too
+        return Finished(proc.returncode, out, errors.read(), Sample(elapsed, peak, cpu))
 
 
 def must_succeed(name: str, done: Finished, expect_last_line: str | None = None) -> Sample:
@@ -138,7 +141,7 @@ def git_floor(tools: Tools, repo: Path, env: dict[str, str], memory: bool) -> Sa
     is charged to the floor); it is inside the wall time, not in the peak RSS.
     """
     git = [tools.git, "-C", str(repo)]
-    started = time.perf_counter()
+    started, reading = time.perf_counter(), time.process_time()
     numstat = execute([*git, "diff", "HEAD", "--numstat", "-z", "-M"], env, memory=memory)
     patch = execute([*git, "diff", "HEAD", "-U0", "-M"], env, subprocess.DEVNULL, memory)
     others = execute([*git, "ls-files", "-o", "-z", "--exclude-per-directory=.gitignore"], env, memory=memory)
@@ -148,10 +151,11 @@ def git_floor(tools: Tools, repo: Path, env: dict[str, str], memory: bool) -> Sa
             with open(os.path.join(root, path), "rb") as f:
                 f.read()
     elapsed = time.perf_counter() - started
+    cpu = sum(d.sample.cpu for d in (numstat, patch, others)) + time.process_time() - reading
     for name, done in (("numstat", numstat), ("diff -U0", patch), ("ls-files", others)):
         must_succeed(f"git floor ({name})", done)
     peak = max(d.sample.max_rss_kb for d in (numstat, patch, others))
-    return Sample(elapsed, peak)
+    return Sample(elapsed, peak, cpu)
 
 
 class Command(NamedTuple):
@@ -200,10 +204,11 @@ def commands(tools: Tools, generated: generate.Generated, env: dict[str, str], l
 
 
 class Measured(NamedTuple):
-    """Per command: wall seconds of each timed run, and peak RSS in KiB."""
+    """Per command: wall seconds of each timed run, peak RSS in KiB, CPU seconds of each timed run."""
 
     seconds: dict[str, list[float]]
     peak_kb: dict[str, int]
+    cpu: dict[str, list[float]]
 
 
 def bench_size(tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int, literal: bool) -> Measured:
@@ -211,15 +216,17 @@ def bench_size(tools: Tools, generated: generate.Generated, env: dict[str, str],
     chosen = commands(tools, generated, env, literal)
     warm = {c.name: c.run(True) for c in chosen}
     seconds: dict[str, list[float]] = {c.name: [] for c in chosen}
+    cpu: dict[str, list[float]] = {c.name: [] for c in chosen}
     timed_peak = dict.fromkeys(seconds, 0)
     for round_ in range(runs):
         for command in chosen:
             sample = command.run(False)
             seconds[command.name].append(sample.seconds)
+            cpu[command.name].append(sample.cpu)
             timed_peak[command.name] = max(timed_peak[command.name], sample.max_rss_kb)
         print(f"  round {round_ + 1}/{runs} done", file=sys.stderr)
     peaks = {name: s.max_rss_kb for name, s in warm.items()} if GNU_TIME else timed_peak
-    return Measured(seconds, peaks)
+    return Measured(seconds, peaks, cpu)
 
 
 def envelope_cost(tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int) -> str:
@@ -314,6 +321,7 @@ def report(results: dict[str, tuple[generate.Generated, Measured]]) -> str:
                     f"{ms[name]:.1f}",
                     f"{min(seconds) * 1000:.1f}",
                     f"{max(seconds) * 1000:.1f}",
+                    f"{statistics.median(measured.cpu[name]) * 1000:.1f}" if measured.cpu.get(name) else "?",
                     f"{measured.peak_kb[name] / 1024:.1f}",
                 ]
             )
@@ -342,7 +350,12 @@ def report(results: dict[str, tuple[generate.Generated, Measured]]) -> str:
             f"### Peak memory (MB; largest single process of each command's tree; {source})",
             _table(["size", *programs], memory),
             "### Every command",
-            _table(["size", "command", "runs", "median ms", "min ms", "max ms", "peak RSS MB"], detail),
+            _table(
+                ["size", "command", "runs", "median ms", "min ms", "max ms", "median CPU ms", "peak RSS MB"], detail
+            ),
+            "CPU: user + sys of the command and every child it waited for (os.wait4); the git floor's "
+            "includes the harness's own reading of the untracked files. Load average at the end: "
+            + ", ".join(f"{x:.2f}" for x in os.getloadavg()),
         ]
     )
 

@@ -389,6 +389,7 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
     note and accepted justification; and the input they judged (its inspection the one judged)."""
     from .checks.contract import CheckInput, Findings
     from .checks.pyast import one_scoring
+    from .checks.reads import ReadOnce
     from .checks.registry import CHECKS
 
     job, rel, ins, content = inspected.job, inspected.rel, inspected.ins, inspected.content
@@ -398,8 +399,9 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
         else (ins, content, [])
     )
     given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
+    once = given._replace(trees=ReadOnce(repo))  # each file read once for every check (checks/reads.py)
     with one_scoring():  # one parse and one walk of each changed module, for every check
-        found = [check(given) for check in CHECKS]
+        found = [check(once) for check in CHECKS]
     violations = _on_the_base(cap_per_code([v for f in found for v in f.violations]), ins, opts)
     return given, Findings(
         tuple(violations),

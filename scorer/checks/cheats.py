@@ -67,6 +67,10 @@ _SHAPED = (
     *(ast.Constant, ast.Attribute, ast.Import, ast.ImportFrom, ast.Compare, ast.Call, ast.ClassDef),
     *(ast.Assign, ast.Dict, ast.If, ast.IfExp, ast.match_case),
 )
+# The same as sets of classes, for the loop over every node: a parsed tree's nodes are of these
+# exact classes (ast.parse makes no subclass), and a set answers in one look, a tuple in one per class.
+_SHAPED_CLASSES = frozenset(_SHAPED)
+_DEF_CLASSES = frozenset(_DEFS)
 
 
 class Finding(NamedTuple):
@@ -288,13 +292,13 @@ def _unit_findings(
     flat = pyast.flat(tree, source)  # the module's one walk: the units' nodes are slices of it
     nodes = flat.of(u.node for u in units)
     names = _imported(n for _, n in flat.of(_importing(tree, source)))
-    scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if isinstance(n, _DEFS)}}
+    scopes: dict[str, ast.AST] = {"": tree, **{scope: n for scope, n in nodes if n.__class__ in _DEF_CLASSES}}
     # sys.modules and sys.argv are named in the text wherever they are read (an alias is imported by name)
     named = pyast.as_named(source)
     state = b"modules" in named or b"argv" in named
     branches: dict[str, list[tuple[ast.AST, tuple[special_cases.Pair, ...]]]] = {}
     for scope, node in nodes:
-        if not isinstance(node, _SHAPED):
+        if node.__class__ not in _SHAPED_CLASSES:
             continue
         if not plugin:
             yield from _runner(scope, node, names, state)
@@ -512,7 +516,7 @@ def _is_stub(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def _has_state(cls: ast.ClassDef) -> bool:
     """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
-    for node in ast.walk(cls):
+    for _, node in pyast.scoped([cls]):  # any order: whether there is one, not which
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
@@ -561,7 +565,7 @@ def _cannot_fail(
     if not meaningful:  # only raises, or only defers to the other operand
         return ""
     params = [a.arg for a in (*args.posonlyargs, *args.args)] + ([args.vararg.arg] if args.vararg else [])
-    read = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read = {n.id for _, n in pyast.scoped(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     if read & {"super", "__class__", "vars", "locals"} and params:  # super().__hash__() reads self
         read.add(params[0])
     # The same constant on every path: True on one path and False on another is a decision.

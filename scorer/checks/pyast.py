@@ -18,6 +18,7 @@ import hashlib
 import operator
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import NamedTuple, TypeVar
@@ -28,14 +29,31 @@ from ..model import Hunk
 _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 
 
+_K = TypeVar("_K")
 _V = TypeVar("_V")
-_TREES: dict[bytes, ast.Module | None] = {}  # by blob id: every check reads a blob's one tree
+_TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
+# Blobs that are not Python, kept apart with a far higher bound: a blob id costs ~90 bytes here, and
+# on a change of 2,000 such files each check after the first would otherwise compile each one again.
+# (Outside one_scoring, as after the test run in a long-lived server, the bound keeps it small.)
+_NOT_PYTHON: set[bytes] = set()
+_MAX_NOT_PYTHON = 1 << 16
+
+
+_IDS: dict[int, tuple[bytes, bytes]] = {}  # id(source) -> (source, its blob id); source held, so id() stays its
 
 
 def blob_id(source: bytes) -> bytes:
-    """The git blob id (SHA-1) of `source`: the key of every per-blob cache of the checks."""
-    return hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    """The git blob id (SHA-1) of `source`: the key of every per-blob cache of the checks.
+
+    Each check asks it of the same bytes (checks/reads.py hands every check the one object read),
+    about six times per changed module: hashed once, remembered by the object itself."""
+    known = _IDS.get(id(source))
+    if known is not None and known[0] is source:
+        return known[1]
+    key = hashlib.sha1(b"blob %d\0" % len(source) + source, usedforsecurity=False).digest()
+    _remember(_IDS, id(source), (source, key))
+    return key
 
 
 def as_named(source: bytes) -> bytes:
@@ -59,15 +77,20 @@ def parse(source: bytes | None) -> ast.Module | None:
     key = blob_id(source)
     if key in _TREES:
         return _TREES[key]
+    if key in _NOT_PYTHON:
+        return None
     try:
-        tree: ast.Module | None = ast.parse(source.decode("utf-8", "replace"))
+        tree = ast.parse(source.decode("utf-8", "replace"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python could not import it either
-        tree = None
+        if len(_NOT_PYTHON) >= _MAX_NOT_PYTHON:
+            _NOT_PYTHON.clear()  # forgetting costs a compile again, never a verdict
+        _NOT_PYTHON.add(key)
+        return None
     _remember(_TREES, key, tree)
     return tree
 
 
-def _remember(cache: dict[bytes, _V], key: bytes, value: _V) -> None:
+def _remember(cache: dict[_K, _V], key: _K, value: _V) -> None:
     if len(cache) >= _MAX_TREES:
         del cache[next(iter(cache))]
     cache[key] = value
@@ -90,6 +113,8 @@ def one_scoring() -> Iterator[None]:
     finally:
         _TREES.clear()
         _FLATS.clear()
+        _NOT_PYTHON.clear()
+        _IDS.clear()
         if was:
             gc.enable()
 
@@ -191,8 +216,18 @@ def _getter(fields: Sequence[str]) -> Children:
 
 
 def _every_child(fields: Sequence[str], node: ast.AST) -> list[object]:
+    """Each field that holds a node, and each list of nodes with what is not a node taken out: the
+    reader's lists then hold only nodes or None, as the lists of a signature's node fields do."""
     values = (getattr(node, name, None) for name in fields)
-    return [v for v in values if isinstance(v, (ast.AST, list)) and not isinstance(v, _WORDS)]
+    return [
+        [i for i in v if _is_node(i)] if isinstance(v, list) else v
+        for v in values
+        if isinstance(v, list) or _is_node(v)
+    ]
+
+
+def _is_node(value: object) -> bool:
+    return isinstance(value, ast.AST) and not isinstance(value, _WORDS)
 
 
 def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
@@ -215,13 +250,32 @@ def scoped(roots: Sequence[ast.AST], scope: str = "") -> list[Scoped]:
         if read is None:
             continue
         for value in read(node):
-            if value.__class__ is list:
+            if value.__class__ is list:  # of nodes of one kind, never a word (_children_of leaves those out)
                 for item in reversed(value):
-                    if isinstance(item, ast.AST) and not isinstance(item, _WORDS):  # a Dict's keys hold None
+                    if item is not None:  # a Dict's keys and kw_defaults hold None
                         push((inner, item))
             elif value is not None:
                 push((inner, value))  # type: ignore[arg-type]
     return found
+
+
+def breadth(root: ast.AST) -> Iterator[ast.AST]:
+    """`root` and every node under it in `ast.walk`'s order (breadth first), the one-word nodes
+    (contexts, operators) left out: for the readers whose first match is the one they report."""
+    todo = deque([root])
+    take, add, more = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = take()
+        yield node
+        cls = node.__class__
+        read = _CHILDREN[cls] if cls in _CHILDREN else _children_of(cls)
+        if read is None:
+            continue
+        for value in reversed(read(node)):  # the readers give the fields last first
+            if value.__class__ is list:
+                more(item for item in value if item is not None)
+            elif value is not None:
+                add(value)  # type: ignore[arg-type]
 
 
 def touched(found: list[Unit], spans: Sequence[tuple[int, int]] | None) -> list[Unit]:

@@ -86,7 +86,7 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
 def _compared(test: ast.expr) -> list[Literal]:
     """The literals `test` compares a value with: `x == L`, `x in (L, M)`, `x is L`, and/or of those."""
     found: list[Literal] = []
-    for node in ast.walk(test):
+    for node in pyast.breadth(test):  # in ast.walk's order: the pairs are listed in it
         if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.In, ast.Is)) for op in node.ops):
             for side in (node.left, *node.comparators):
                 items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]

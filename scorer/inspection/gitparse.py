@@ -428,7 +428,7 @@ def split_z(out: bytes) -> list[str]:
     return [_decode_path(p) for p in out.split(b"\0") if p]
 
 
-_NOT_PLAIN = re.compile(rb"(?:(?<=\0)|^)[^H\0][^\0]*")  # an entry (after a NUL, or first) not tagged H
+_PLAIN_TAG = ord("H")  # a tracked entry with no flag set
 
 
 def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
@@ -439,9 +439,12 @@ def parse_ls_files_v(out: bytes) -> tuple[list[str], list[tuple[str, str]]]:
     """
     untracked: list[str] = []
     flagged: list[tuple[str, str]] = []
-    # Nearly every entry is "H <path>": found past without splitting them off, or decoding them.
-    for m in _NOT_PLAIN.finditer(out):
-        entry = m.group(0)
+    # Nearly every entry is "H <path>": passed over by its first byte, never decoded. (A regex
+    # that looks behind for the NUL before an entry tests every byte: 41 ms against 5 ms for the
+    # 50,200 entries of large.)
+    for entry in out.split(b"\0"):
+        if not entry or entry[0] == _PLAIN_TAG:
+            continue
         tag, path = entry[:1].decode("ascii", "replace"), _decode_path(entry[2:])
         if tag == "?":
             untracked.append(path)

@@ -102,7 +102,7 @@ class PathMatcher:
     def _match(self, path: str) -> bool:
         if path in self._files:
             return True
-        if any(d in self._dirs for d in _parent_dirs(path)):
+        if self._dirs and any(d in self._dirs for d in _parent_dirs(path)):  # most matchers have none
             return True
         if self._regex is None and not self._deep:
             return False

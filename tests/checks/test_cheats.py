@@ -4,6 +4,7 @@ library that must not fire."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -609,6 +610,36 @@ def test_the_walk_reads_what_ast_iter_child_nodes_reads():
         ours = [n for _, n in pyast.scoped(tree.body)]
         theirs = [n for n in _preorder(tree.body) if not isinstance(n, pyast._WORDS)]
         assert ours == theirs
+
+
+def test_the_walk_without_signatures_reads_what_ast_iter_child_nodes_reads(monkeypatch: pytest.MonkeyPatch):
+    """The same, every node class read field by field (as a class whose docstring is not its
+    signature is read): its lists hold only nodes, the words and None taken out."""
+    import re
+
+    from scorer.checks import pyast
+
+    monkeypatch.setattr(pyast, "_SIGNATURE", re.compile(r"(?!)"))
+    monkeypatch.setattr(pyast, "_CHILDREN", {})
+    for source in [MIXED.encode(), *_stdlib_sample()[:20]]:
+        tree = pyast.parse(source)
+        assert tree is not None
+        ours = [n for _, n in pyast.scoped(tree.body)]
+        assert ours == [n for n in _preorder(tree.body) if not isinstance(n, pyast._WORDS)]
+    assert all(read is None or isinstance(read, partial) for read in pyast._CHILDREN.values())
+
+
+def test_the_breadth_first_walk_reads_what_ast_walk_reads():
+    """pyast.breadth against ast.walk: the same nodes in the same order, less the one-word nodes."""
+    import ast
+
+    from scorer.checks import pyast
+
+    for source in [MIXED.encode(), *_stdlib_sample()[:40]]:
+        tree = pyast.parse(source)
+        assert tree is not None
+        for root in [tree, *tree.body[:5]]:
+            assert list(pyast.breadth(root)) == [n for n in ast.walk(root) if not isinstance(n, pyast._WORDS)]
 
 
 def _preorder(roots: list[Any]) -> list[Any]:

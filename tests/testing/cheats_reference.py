@@ -19,7 +19,6 @@ from scorer.checks.cheats import (
     _dump,
     _dump_value,
     _frame,
-    _has_state,
     _imported,
     _importing,
     _is_constant,
@@ -79,7 +78,7 @@ def _scoped_units(units: Sequence[ast.AST]) -> Iterator[tuple[str, ast.AST]]:
 
 
 def _branch(node: ast.AST) -> tuple[special_cases.Pair, ...]:
-    compared, returned, literal = special_cases._compared, special_cases._returned, special_cases.literal
+    compared, returned, literal = _compared, special_cases._returned, special_cases.literal
     if isinstance(node, ast.If):
         return special_cases._pairs(compared(node.test), returned(node.body))
     if isinstance(node, ast.IfExp):
@@ -138,3 +137,32 @@ def _cannot_fail(
     if params and params[0] not in read:
         return f"never reads the instance ({params[0]}) although its instances carry data"
     return ""
+
+
+def _has_state(cls: ast.ClassDef) -> bool:
+    """Instances carry data (`self.x = ...`, annotated fields, `__slots__`): a sentinel does not."""
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    return True
+                slots = getattr(node, "value", None)
+                if (
+                    isinstance(t, ast.Name)
+                    and t.id == "__slots__"
+                    and not (isinstance(slots, (ast.Tuple, ast.List)) and not slots.elts)
+                ):
+                    return True
+    return any(isinstance(n, ast.AnnAssign) for n in cls.body)
+
+
+def _compared(test: ast.expr) -> list[special_cases.Literal]:
+    """The literals `test` compares a value with: `x == L`, `x in (L, M)`, `x is L`, and/or of those."""
+    found: list[special_cases.Literal] = []
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.In, ast.Is)) for op in node.ops):
+            for side in (node.left, *node.comparators):
+                items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                found += [lit for lit in map(special_cases._literal, items) if lit is not None]
+    return found
