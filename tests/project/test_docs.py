@@ -165,6 +165,7 @@ def test_every_score_diff_command_shown_uses_real_flags(path):
 # Flags of other tools that the docs name in inline code.
 OTHER_TOOLS_FLAGS = {
     "--no-verify",
+    "--system-site-packages",  # python -m venv
     "--no-ext-diff",
     "--no-textconv",
     "--text",
