@@ -1,6 +1,7 @@
 """What to do next about each violation: a `hint` for the agent, a `fix` for the manifest's author.
 
-Long because it is one table, a hint per violation code: the agent-facing wording in one place.
+One table, a hint per violation code: the agent-facing wording in one place, with the hints that
+are text over a few facts as rows in said.py and the commands they name built in phrases.py.
 
 The one place both are written. A FAIL and a guard denial are read by the agent as its tool
 result, so a hint is an instruction it can follow at once: imperative, with the exact command
@@ -13,43 +14,31 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Sequence
 
-from ..model import ChangedPath, Violation
+from ..model import Violation
+from .phrases import (
+    RANGE,
+    TOOL_CALL,
+    WORKTREE,
+    Scene,
+    after,
+    allowed_list,
+    at,
+    came_in,
+    commit_fence_first,
+    git_path,
+    run_test,
+    scene_of,
+    shell_path,
+    test_command,
+    uncommitted_fence,
+    undo,
+    undo_command,
+)
+from .said import SAID, SAID_HINTS, Hint
 
-if TYPE_CHECKING:
-    from ..manifest.load import Manifest
-
-WORKTREE, RANGE, TOOL_CALL = "worktree", "range", "tool-call"
 MORE = "... and "  # cap_per_code's summary violation starts so
-_PATHSPEC_MAGIC = re.compile(r"[*?\[\\]|^:")
-_LISTED = 8
-
-
-class Scene(NamedTuple):
-    """What a hint needs beyond the violation: how the change was scored and what it holds."""
-
-    mode: str  # WORKTREE, RANGE, or TOOL_CALL (the guard, before anything is written)
-    changed: Mapping[str, ChangedPath] = {}  # by every side of every changed path
-    head: str | None = None  # HEAD in worktree mode (None: no commit yet)
-    base: str | None = None  # the merge-base in range mode
-    introduced: Mapping[str, str] = {}  # range mode: path -> the commit that first changed it
-    manifest: Manifest | None = None
-    manifest_rel: str | None = None
-
-
-def scene_of(
-    mode: str,
-    changed: Sequence[ChangedPath],
-    head: str | None = None,
-    base: str | None = None,
-    introduced: Mapping[str, str] | None = None,
-    manifest: Manifest | None = None,
-    manifest_rel: str | None = None,
-) -> Scene:
-    by_path = {p: c for c in changed for p in c.paths}
-    return Scene(mode, by_path, head, base, introduced or {}, manifest, manifest_rel)
 
 
 # Codes whose hint undoes the whole change to a path; a finding inside that change goes with it.
@@ -97,172 +86,11 @@ def hint_for(v: Violation, scene: Scene) -> tuple[str, str]:
     if v.message.startswith(MORE) and v.path is None:
         return f"fix the {v.code} violations listed above, then rerun score-diff to see the rest", ""
     if v.path and uncommitted_fence(v.path, scene):
-        return _commit_fence_first(v.path, scene)
+        return commit_fence_first(v.path, scene)
     return _HINTS.get(v.code, _unknown)(v, scene)
 
 
-def is_fence(path: str, scene: Scene) -> bool:
-    """The job's manifest, its pin, or any job's file under .score-diff/jobs/."""
-    from ..manifest.jobs import is_fence_path
-    from ..manifest.pin import PIN_SUFFIX
-
-    rel = scene.manifest_rel
-    return is_fence_path(path) or (rel is not None and path in (rel, rel + PIN_SUFFIX))
-
-
-def uncommitted_fence(path: str, scene: Scene) -> bool:
-    """A fence file that has no committed version (untracked, or staged and never committed): no
-    hint may restore, stash or remove it, because it may be the only copy of the user's fence."""
-    change = scene.changed.get(path)
-    fresh = change is not None and (change.untracked or change.status == "added")
-    return scene.mode == WORKTREE and fresh and is_fence(path, scene)
-
-
-def _commit_fence_first(path: str, scene: Scene) -> tuple[str, str]:
-    return (
-        f"commit the fence on the base branch first: {path} is this job's fence and has no committed "
-        "version, so do not delete, stash or restore it; stop and tell the user, who commits it on the "
-        f"base branch (`git add -- {git_path(path)}` and `git commit` there) before the agent starts",
-        "commit the manifest and its pin on the base branch before the agent's branch starts",
-    )
-
-
-# -- commands ---------------------------------------------------------------------------
-
-
-def shell_path(path: str) -> str:
-    """A path as one shell word."""
-    return shlex.quote(path)
-
-
-def git_path(path: str) -> str:
-    """A path as one shell word that git reads literally (never as a pathspec glob)."""
-    return shlex.quote(f":(literal){path}" if _PATHSPEC_MAGIC.search(path) else path)
-
-
-def _sides(path: str, scene: Scene) -> list[str]:
-    change = scene.changed.get(path)
-    return list(change.paths) if change else [path]
-
-
-def undo_command(path: str, scene: Scene) -> str | None:
-    """The exact command that takes `path` (both sides of a rename) back to where the job started,
-    keeping every version that exists nowhere else; None where no command can (no commit yet, a
-    nested repository).
-
-    In the working tree nothing is thrown away: what is there now (staged, unstaged or untracked)
-    is set aside with `git stash push`, where `git stash list` finds it, and only a side whose
-    old content is committed is restored. In --base mode every version is in a commit already.
-    """
-    change = scene.changed.get(path)
-    sides = _sides(path, scene)
-    if scene.mode == RANGE:
-        message = shlex.quote(f"Undo the change to {path}")
-        words = " ".join(git_path(p) for p in sides)
-        return f"git restore --source={scene.base} --staged --worktree -- {words} && git commit -m {message}"
-    source = scene.base or scene.head  # worktree mode: HEAD, or the merge-base with --since
-    if source is None or (change is not None and change.untracked and change.submodule):
-        return None
-    status = change.status if change is not None else "modified"
-    old = change.old_path if change is not None and status in ("renamed", "copied") else None
-    was = [p for p in sides if status in ("modified", "deleted") or p == old]  # there at the source
-    now = [p for p in sides if status != "deleted" and not (p == old and status == "renamed")]
-    steps = []
-    if now:  # whatever is there now, committed or not, is kept in the stash
-        steps.append(f"git stash push --include-untracked -- {_words(now)}")
-    # With --since, a side a commit on the branch changed is undone from the merge-base too.
-    since = scene.base is not None and any(p in scene.introduced for p in sides)
-    back = was if since else [p for p in was if p not in now]
-    if back:  # its old content is committed at the source
-        steps.append(f"git restore --source={source if since else 'HEAD'} --staged --worktree -- {_words(back)}")
-    new = [p for p in now if p not in was] if since else []
-    if new:  # added by a commit on this branch: in that commit still, and gone from the next
-        steps.append(f"git rm -q -r --ignore-unmatch -- {_words(new)}")
-    return " && ".join(steps)
-
-
-def _words(paths: Sequence[str]) -> str:
-    return " ".join(map(git_path, paths))
-
-
-def _undo(path: str, scene: Scene, why: str = "") -> str:
-    """'undo your change to P: `cmd`' (or, before the write, 'leave P unchanged')."""
-    if scene.mode == TOOL_CALL:
-        return f"leave {path} unchanged{why}"
-    status = _status(path, scene)
-    command = undo_command(path, scene)
-    if command is None:
-        return (
-            f"move {path}{status} out of the repository (there is nothing committed to restore it from, and it "
-            f"may be the only copy){why}"
-        )
-    return f"undo your change to {path}{status}: run `{command}`{_came_in(path, scene)}{why}"
-
-
-def _status(path: str, scene: Scene) -> str:
-    change = scene.changed.get(path)
-    if change is None:
-        return ""
-    if change.untracked:
-        return " (untracked)"
-    return f" ({change.status})"
-
-
-def _came_in(path: str, scene: Scene) -> str:
-    commit = scene.introduced.get(path)
-    return f" (it came in with commit {commit})" if commit else ""
-
-
-def _allowed(scene: Scene) -> str:
-    paths = scene.manifest.allowed_paths if scene.manifest else ()
-    if not paths:
-        return ""
-    shown = ", ".join(paths[:_LISTED]) + (f" and {len(paths) - _LISTED} more" if len(paths) > _LISTED else "")
-    return f"; this job may change only: {shown}"
-
-
-def _test_command(scene: Scene) -> str:
-    return shlex.join(scene.manifest.required_test) if scene.manifest else "the required test"
-
-
-def reproduce_command(scene: Scene) -> str:
-    """`score-diff test` as this gate ran the test: by hand in the working tree the job's own tests
-    and conftest run, and may pass where the gate, running the base's, failed."""
-    words = ["score-diff", "test"]
-    if scene.base is not None:  # --since or --base: the base's tests come from the merge-base
-        words += ["--since", scene.base]
-    if scene.manifest_rel and scene.manifest_rel != "job_manifest.json" and "/jobs/" not in scene.manifest_rel:
-        words += ["--manifest", scene.manifest_rel]
-    return shlex.join(words)
-
-
-def _run_test(scene: Scene) -> str:
-    """How the agent sees what the gate saw: the reproducing command, or (before a write) the test itself."""
-    if scene.mode == TOOL_CALL:
-        return f"run `{_test_command(scene)}`"
-    return f"run `{reproduce_command(scene)}` (it runs `{_test_command(scene)}` exactly as the gate did)"
-
-
-def _spec_pass(scene: Scene) -> str:
-    """The spec pass alone, when the base's tests are what failed: its output is the failure to fix."""
-    if scene.mode == TOOL_CALL:
-        return ""
-    command = reproduce_command(scene).replace("score-diff test", "score-diff test --spec", 1)
-    return f" (`{command}` runs the spec pass alone: the base's tests against your code)"
-
-
-def _at(v: Violation) -> str:
-    return f"line {v.line} of {v.path}" if v.path and v.line else (v.path or "the change")
-
-
-def _after(message: str, marker: str) -> str:
-    _, sep, rest = message.partition(marker)
-    return rest.strip() if sep else ""
-
-
 # -- one function per code ------------------------------------------------------------
-
-Hint = Callable[[Violation, Scene], tuple[str, str]]
 
 
 def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
@@ -286,19 +114,19 @@ def _empty(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _unlisted(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    return (_undo(path, scene, "") + _allowed(scene), f"if the job needs {path}, add it to allowed_paths: {path!r}")
+    return (undo(path, scene, "") + allowed_list(scene), f"if the job needs {path}, add it to allowed_paths: {path!r}")
 
 
 def _forbidden(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     return (
-        _undo(path, scene, "; this job may never change it") + _allowed(scene),
+        undo(path, scene, "; this job may never change it") + allowed_list(scene),
         f"{path} matches forbidden_globs, which always win over allowed_paths",
     )
 
 
 def _too_many(v: Violation, scene: Scene) -> tuple[str, str]:
-    limit = _after(v.message, "max_files_changed is ")
+    limit = after(v.message, "max_files_changed is ")
     extra = [c.path for c in scene.changed.values() if scene.manifest and not _granted(c.path, scene)]
     first = extra[0] if extra else None
     command = undo_command(first, scene) if first and scene.mode != TOOL_CALL else None
@@ -318,13 +146,13 @@ def _granted(path: str, scene: Scene) -> bool:
 
 
 def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:
-    limit = _after(v.message, "max_hunk_lines is ")
+    limit = after(v.message, "max_hunk_lines is ")
     where = f"{v.path} at line {v.line}" if v.line else (v.path or "")
     command = None if scene.mode == TOOL_CALL else undo_command(v.path or "", scene)
     again = f"; to start this file over, run `{command}`" if command else ""
     return (
         f"split this hunk into smaller edits: the change to {where} is one block of "
-        f"{_after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
+        f"{after(v.message, 'hunk of ').split(' ')[0] or 'too many'} lines and at most {limit} may change "
         "together, so change only the lines the job needs and leave unchanged lines between separate "
         f"edits (do not rewrite or reformat the file){again}",
         "raise max_hunk_lines if the job needs larger edits",
@@ -334,7 +162,7 @@ def _hunk(v: Violation, scene: Scene) -> tuple[str, str]:
 def _diff_size(v: Violation, scene: Scene) -> tuple[str, str]:
     biggest = sorted(scene.changed.values(), key=lambda c: c.added + c.removed, reverse=True)
     largest = f" (largest: {biggest[0].path}, {biggest[0].added + biggest[0].removed} lines)" if biggest else ""
-    total, limit = v.message.split(" ")[0], _after(v.message, "max_changed_lines is ")
+    total, limit = v.message.split(" ")[0], after(v.message, "max_changed_lines is ")
     return (
         f"change fewer lines: {total} lines changed and at most {limit} may; keep only the lines the job "
         f"needs{largest}",
@@ -343,16 +171,16 @@ def _diff_size(v: Violation, scene: Scene) -> tuple[str, str]:
 
 
 def _file_size(v: Violation, scene: Scene) -> tuple[str, str]:
-    size, limit = v.message.split(" ")[0], _after(v.message, "max_file_bytes is ")
+    size, limit = v.message.split(" ")[0], after(v.message, "max_file_bytes is ")
     what = f" ({size} bytes; at most {limit} are allowed)" if limit else ""
     return (
-        f"make {v.path} smaller{what}, or " + _undo(v.path or "", scene),
+        f"make {v.path} smaller{what}, or " + undo(v.path or "", scene),
         "raise max_file_bytes if the job needs larger files",
     )
 
 
 def _token(v: Violation, scene: Scene) -> tuple[str, str]:
-    what = _after(v.message, "contains ") or "a forbidden token"
+    what = after(v.message, "contains ") or "a forbidden token"
     if scene.mode == TOOL_CALL:
         return f"remove {what} from the content and repeat the call", ""
     commit = " and commit" if scene.mode == RANGE else ""
@@ -439,7 +267,7 @@ def _sensitive(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
     if any(words in v.message for words in ("not named exactly", "does not name exactly", "entry names it exactly")):
         return (
-            _undo(path, scene, "; this job has not been granted this sensitive path") + _allowed(scene),
+            undo(path, scene, "; this job has not been granted this sensitive path") + allowed_list(scene),
             f"if the job needs {path}, name it exactly in allowed_paths ({path!r}; a glob never grants a "
             "sensitive path)",
         )
@@ -485,7 +313,7 @@ def _secret(v: Violation, scene: Scene) -> tuple[str, str]:
         "; it is already in a commit on this branch, so tell the user it must be rotated" if scene.mode == RANGE else ""
     )
     return (
-        f"remove the credential from {_at(v)} (do not allow it, encode it or split it): read it from the "
+        f"remove the credential from {at(v)} (do not allow it, encode it or split it): read it from the "
         f"environment at run time instead{history}",
         fix,
     )
@@ -494,14 +322,14 @@ def _secret(v: Violation, scene: Scene) -> tuple[str, str]:
 def _risky(v: Violation, scene: Scene) -> tuple[str, str]:
     if scene.mode == TOOL_CALL:
         return "do not run or write this; use a safer command that does not do it", ""
-    return f"remove {_at(v)} ({v.message}); do it a safer way or leave it to the user", ""
+    return f"remove {at(v)} ({v.message}); do it a safer way or leave it to the user", ""
 
 
 def _test_timeout(v: Violation, scene: Scene) -> tuple[str, str]:
     timeout = scene.manifest.test_timeout_s if scene.manifest else None
     within = f" within {timeout:g} s" if timeout else ""
     return (
-        f"make the required test finish{within}: {_run_test(scene)} and find what hangs or is slow",
+        f"make the required test finish{within}: {run_test(scene)} and find what hangs or is slow",
         "raise test_timeout_s if the test is slow by nature",
     )
 
@@ -511,7 +339,7 @@ def _test_side_effect(v: Violation, scene: Scene) -> tuple[str, str]:
     clean = f"delete what it created (`rm -f -- {shell_path(path)}`) and " if "created" in v.message else ""
     return (
         f"{clean}make the required test leave {path} as it found it: write temporary files outside the "
-        f"repository or under an ignored directory; then rerun score-diff (`{_test_command(scene)}` shows "
+        f"repository or under an ignored directory; then rerun score-diff (`{test_command(scene)}` shows "
         "what the test does)",
         "",
     )
@@ -525,7 +353,7 @@ def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
     shown = f"`git show {shlex.quote(f'{source}:{path}')}` prints the base's version; " if source else ""
     kept = "still in your earlier commits" if scene.mode == RANGE else "kept in the stash"
     whole = (
-        f"; only to start the file over (your new tests go with it, {kept}), run `{command}`{_came_in(path, scene)}"
+        f"; only to start the file over (your new tests go with it, {kept}), run `{command}`{came_in(path, scene)}"
         if command
         else ""
     )
@@ -539,7 +367,7 @@ def _test_weakened(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
     path = v.path or ""
-    undo = "" if scene.mode == TOOL_CALL else f": run `{undo_command(path, scene)}`{_came_in(path, scene)}"
+    undo = "" if scene.mode == TOOL_CALL else f": run `{undo_command(path, scene)}`{came_in(path, scene)}"
     return (
         f"undo your change to {path}{undo}; the base's tests run under the base's test configuration, so "
         "make the code pass them, and put a fixture or helper a new test needs in that test's own module",
@@ -549,7 +377,7 @@ def _test_config_changed(v: Violation, scene: Scene) -> tuple[str, str]:
 
 def _unknown(v: Violation, scene: Scene) -> tuple[str, str]:
     if v.path and scene.mode != TOOL_CALL:
-        return _undo(v.path, scene), ""
+        return undo(v.path, scene), ""
     return "undo the change the message names, then rerun score-diff", ""
 
 
@@ -558,166 +386,6 @@ def _outside(v: Violation, scene: Scene) -> tuple[str, str]:
     scratch = scene.manifest.scratch_roots if scene.manifest else ()
     where = f" or under {', '.join(scratch)}" if scratch else ""
     return f"write only inside the repository{where}", "add the directory to scratch_roots"
-
-
-# -- hints that are text over a few facts: one row each ----------------------------------
-
-
-class Said(NamedTuple):
-    """A hint and its fix as text; `{name}` is a fact of the violation and its scene (FACTS)."""
-
-    hint: str
-    fix: str = ""
-
-
-def _cheat(do: str, detector: str) -> Said:
-    """Source written to fool the tests: what to do instead, never how to hide it."""
-    return Said(
-        f"at {{at}}, {do}; then run `{{test}}` and make it pass by fixing the behaviour the test describes, "
-        "for every input",
-        f"if this code is intended (not written for the test), add {detector!r} to disabled_detectors",
-    )
-
-
-def _kind(noun: str, instead: str, setting: str) -> Said:
-    """A kind of file the job may not add (binary, symlink, submodule)."""
-    return Said(f"{instead}, or {{undo}}", f"set {setting} to true if the job may add {noun}")
-
-
-SAID: dict[str, Said] = {
-    "unreadable-encoding": Said(
-        "save {path} as UTF-8 and remove or correct its `# -*- coding: ... -*-` line, so its tokens can "
-        "be checked as Python reads them"
-    ),
-    "binary-file": _kind("binary files", "write text content instead of binary", "allow_binary"),
-    "symlink": _kind("symlinks", "write a regular file instead of a symlink", "allow_symlinks"),
-    "submodule": _kind("submodules", "leave nested repositories and submodules alone", "allow_submodules"),
-    "unmerged": Said(
-        "resolve the conflict markers in {path} and stage the result (`git add -- {shell_path}`), or "
-        "abandon the merge (`git merge --abort`)"
-    ),
-    "merge-conflict": Said(
-        "merge the base branch into this branch and resolve the conflict in {path} there (`git merge "
-        "<the base branch>`, edit the file, `git add` it, `git commit`), keeping the base's own changes; then "
-        "rerun score-diff"
-    ),
-    "test-failed": Said(
-        "make the required test pass: {run_test}{spec}, read its output and fix the code (not the test)"
-    ),
-    "test-empty": Said(
-        "make the required test run its tests to the end: {run_test}; nothing may exit "
-        "early (os._exit, sys.exit at import) or skip the tests, and the run must write its test report",
-        "name the report the test writes in test_report, or lower min_tests",
-    ),
-    "test-runner-detected": _cheat(
-        "remove the code that tells a test run from a real one (do not detect the test runner or read the "
-        "caller's frame): the code must behave the same under the test as in use",
-        "test-runner-detected",
-    ),
-    "constant-equality": _cheat(
-        "make the method compare what makes two values equal (return NotImplemented for a type it does not "
-        "know), or remove it: an equality that cannot fail makes every comparison in a test pass",
-        "constant-equality",
-    ),
-    "special-cased-input": _cheat(
-        "remove the branch that returns the test's expected value for the test's own input, and fix the code "
-        "path that handles such inputs in general",
-        "special-cased-input",
-    ),
-    "flipped-test-special-cased": Said(
-        "at {at}, remove the literal answer to the test that now passes (its input and expected value, held "
-        "together), and fix the code path that handles such inputs in general; then run `{test}`",
-        "if the code is meant to name that value (a documented default, a real table), write the test for a "
-        "different input, or say so to the user: this check cannot be turned off",
-    ),
-    "test-envelope": Said(
-        "remove the code that tried what the message names: the code and its tests must run without "
-        "writing outside the checkout and the temporary directory, reaching a host, starting other "
-        "programs or reading another process's environment (use tmp_path, a server on 127.0.0.1, a fake); "
-        "then {run_test}",
-        "list the directory in test_write_roots, set test_network, or list the program in test_programs",
-    ),
-    "test-envelope-unavailable": Said(
-        "stop and tell the user this machine cannot jail the required test (no user namespaces or Landlock); "
-        "this is not a verdict on your change",
-        "run the gate where user namespaces and Landlock are allowed, or set test_envelope to auto",
-    ),
-    "test-missing": Said(
-        "make the base's test the message names run and pass: run `{test}`, and fix the code "
-        "so that the test is collected, not skipped, and passes (do not skip, deselect or mark it)",
-        "if the base's test is meant to be skipped here, mark it skip or skipif in the base",
-    ),
-    "test-base-unrunnable": Said(
-        "stop and tell the user the base's own tests could not be run on the base tree (the message says why); "
-        "this is not a verdict on your change",
-        "make the base's protected tests run at the base (its dependencies installed, its configuration valid)",
-    ),
-    "test-evidence-tampered": Said(
-        "make the required test pass for real: run `{test}` and fix the code; do not touch the runner, "
-        "its report, its exit status or the process's exit (atexit, os._exit)"
-    ),
-    "test-unstable": Said(
-        "make the result independent of call order and history: run `{test}` twice and in another order, and "
-        "remove state kept across calls (counters, toggles, caches keyed by the test's inputs)"
-    ),
-    "test-lenient-comparison": Said(
-        "return the builtin value the test expects (a plain str, dict, list, bool): do not return an object whose "
-        "__eq__, __bool__, __contains__ or ordering says yes to whatever the test compares it with; then run `{test}`"
-    ),
-    "test-config-unpredicted": Said(
-        "leave pytest's configuration files as the base has them (pytest.toml, .pytest.toml, pytest.ini, "
-        "pyproject.toml, tox.ini, setup.cfg, in any directory): do not add one that pytest would read instead; "
-        "then run `{test}`"
-    ),
-    "test-runner-reached": Said(
-        "remove the code that reaches for the test runner (atexit handlers that call os._exit, reading the "
-        "runner's command line or report path, importing _pytest): the code must behave the same under any runner"
-    ),
-    "runner-shadowed": Said(
-        "rename {path}'s top-level module or package (or move it under your own package): its name is one the "
-        "test runner, the standard library or an installed distribution provides, and the required test must "
-        "import the environment's, never the checkout's"
-    ),
-    "git-error": Said(
-        "do what the message says if it names a step you can take (fetch a ref, run inside the repository); "
-        "otherwise stop and tell the user score-diff could not read git"
-    ),
-    "internal-error": Said("stop and tell the user score-diff failed; this is not a verdict on your change"),
-    # the guard's own findings
-    "git-dir": Said("do not write inside .git; it holds git's hooks and refs"),
-    "gate-skip": Said("run the command without that option or variable; the commit gate must run"),
-}
-
-# The facts a row may name, each worked out only when its row names it.
-FACTS: dict[str, Callable[[Violation, Scene], str]] = {
-    "path": lambda v, scene: str(v.path),
-    "shell_path": lambda v, scene: shell_path(v.path or ""),
-    "at": lambda v, scene: _at(v),
-    "test": lambda v, scene: _test_command(scene),
-    "run_test": lambda v, scene: _run_test(scene),
-    "spec": lambda v, scene: _spec_pass(scene),
-    "undo": lambda v, scene: _undo(v.path or "", scene),
-}
-
-
-class _Facts(dict[str, str]):
-    def __init__(self, v: Violation, scene: Scene) -> None:
-        super().__init__()
-        self.v, self.scene = v, scene
-
-    def __missing__(self, name: str) -> str:
-        value = self[name] = FACTS[name](self.v, self.scene)
-        return value
-
-
-def _said(row: Said) -> Hint:
-    """The one builder of a row's hint: its text with the violation's facts filled in."""
-
-    def hint(v: Violation, scene: Scene) -> tuple[str, str]:
-        facts = _Facts(v, scene)
-        return row.hint.format_map(facts), row.fix.format_map(facts)
-
-    return hint
 
 
 _HINTS: dict[str, Hint] = {
@@ -743,8 +411,19 @@ _HINTS: dict[str, Hint] = {
     "test-config-changed": _test_config_changed,
     # the guard's own findings
     "outside-repo": _outside,
-    **{code: _said(row) for code, row in SAID.items()},
+    **SAID_HINTS,
 }
 
 HINTED_CODES = frozenset(_HINTS)
-__all__ = ["HINTED_CODES", "Scene", "annotate", "hint_for", "scene_of", "undo_command"]
+__all__ = [
+    "HINTED_CODES",
+    "RANGE",
+    "SAID",
+    "TOOL_CALL",
+    "WORKTREE",
+    "Scene",
+    "annotate",
+    "hint_for",
+    "scene_of",
+    "undo_command",
+]
