@@ -12,21 +12,22 @@ IP addresses so a log can be shared.
 from __future__ import annotations
 
 import collections
-import ipaddress
+import functools
 import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import decision_journal as journal
 from .errors import ScoreDiffError
 from .secrets.redaction import redact, redact_with_counts
 
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import sqlite3  # imported where a database is opened: a guard row is only appended to the journal
+    from typing import Any
 
     from .model import Result
 
@@ -441,15 +442,13 @@ def format_records(records: list[dict[str, Any]], fmt: str) -> str:
 
 
 # Export redaction: a home directory keeps its prefix, the rest becomes a marker.
-_HOME = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
-_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_IPV4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
-_IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
 
 
 def _ipv6(m: re.Match[str]) -> str:
     """Only real IPv6 addresses with two or more groups (not ::1, 12:34:56 or a MAC)."""
+    import ipaddress  # here: only an export meets an IPv6-shaped text, and the guard logs on every call
+
     try:
         ipaddress.IPv6Address(m.group(0))
     except ValueError:
@@ -457,19 +456,26 @@ def _ipv6(m: re.Match[str]) -> str:
     return "<ip>" if len([g for g in m.group(0).split(":") if g]) >= 2 else m.group(0)
 
 
-_PII: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    ("home", _HOME, lambda m: m.group(1) + "<redacted>"),
-    ("email", _EMAIL, lambda m: "<email>"),
-    ("ip", _IPV4, lambda m: "<ip>"),
-    ("ip", _IPV6, _ipv6),
-)
+@functools.cache
+def _pii() -> tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...]:
+    """The export's patterns, compiled on the first export: a guard call that only logs never needs them."""
+    home = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
+    email = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+    ipv4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
+    ipv6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+    return (
+        ("home", home, lambda m: m.group(1) + "<redacted>"),
+        ("email", email, lambda m: "<email>"),
+        ("ip", ipv4, lambda m: "<ip>"),
+        ("ip", ipv6, _ipv6),
+    )
 
 
 def scrub(text: str, counts: collections.Counter[str]) -> str:
     """`text` with secrets, home directories, e-mail and IP addresses redacted; counts by kind."""
     text, secrets = redact_with_counts(text)
     counts["secret"] += sum(secrets.values())
-    for kind, pattern, replace in _PII:
+    for kind, pattern, replace in _pii():
         text = _sub_counting(text, kind, pattern, replace, counts)
     return text
 

@@ -12,7 +12,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 
 class LazyPattern:

@@ -54,6 +54,7 @@ WRITE_PATH = [
     "scorer.manifest.pin",
     "scorer.manifest.schema",
     "scorer.model",
+    "scorer.records",  # issue 29: NamedTuple made without compiling a __new__ or the annotations per class
     "scorer.secrets",
     "scorer.secrets.detector_table",
     "scorer.secrets.detectors",
@@ -63,8 +64,10 @@ WRITE_PATH = [
 NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]
 NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempfile", "datetime", "secrets"]  # issue 29
 NEVER += ["hashlib", "_hashlib", "base64"]
+NEVER += ["typing", "pathlib", "urllib", "ipaddress"]  # issue 29: records.NamedTuple, TYPE_CHECKING = False, os.path
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
+PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)
 
 
 def _importtime(argv: list[str], repo: GitRepo, stdin: bytes) -> tuple[int, str, list[str]]:
