@@ -248,14 +248,12 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
     if not opts.log:
         return None
     try:
-        from pathlib import Path  # with the log: a call with --no-log imports no pathlib
-
-        from ..decision_log import default_db_path, record_guard
+        from ..decision_log import default_db_name, record_guard
 
         if opts.log_db:
-            db = Path(opts.log_db)
+            db = opts.log_db
         elif outcome.git_dir:
-            db = default_db_path(Path(outcome.git_dir))
+            db = default_db_name(outcome.git_dir)
         else:
             return None  # no repository found: nowhere to log
         return record_guard(db, log_row(outcome, opts, duration_s))
