@@ -125,3 +125,13 @@ def test_a_pinned_session_with_the_fence_outside_starts_no_process_and_no_thread
     code, out, names = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
     assert (code, out) == (0, "")
     assert [n for n in PINNED_NEVER if n in names] == []
+
+
+def test_a_write_with_the_manifest_committed_at_head_imports_no_typing_or_pathlib(committed: GitRepo) -> None:
+    """The fence read through git (one `git ls-tree`) still leaves typing and pathlib out (issue 29)."""
+    committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+    committed.commit("fence")
+    code, out, names = imported(committed, _write(committed), "--no-log")
+    assert (code, out) == (0, "")  # allowed
+    assert "scorer.inspection.git" in names  # the fence came from HEAD
+    assert [n for n in NEVER if n in names] == []
