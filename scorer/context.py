@@ -5,11 +5,17 @@ It sits below both, so that neither imports the other to name it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, TextIO
+from .records import NamedTuple
 
-# The whole command line as main() runs it: argv, environment, stdout -> exit code.
-ScoreDiff = Callable[[Sequence[str], Mapping[str, str], TextIO], int]
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import TextIO
+
+if TYPE_CHECKING:  # a name for the type checker only: subscripting Callable at import is the hook's cost
+    from collections.abc import Callable, Mapping, Sequence
+
+    # The whole command line as main() runs it: argv, environment, stdout -> exit code.
+    ScoreDiff = Callable[[Sequence[str], Mapping[str, str], TextIO], int]
 
 
 class Context(NamedTuple):

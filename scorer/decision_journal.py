@@ -19,8 +19,13 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, BinaryIO
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, BinaryIO
+
+# pathlib only where a Path is made: a guard row is appended through journal_name and os (issue 29).
 
 _OPEN_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _OPEN_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
@@ -31,11 +36,19 @@ class JournalError(OSError):
     """The journal is not a regular file this process may use."""
 
 
+def journal_name(db_path: str | os.PathLike[str]) -> str:
+    return f"{os.fspath(db_path)}.rows"
+
+
 def journal_path(db_path: Path) -> Path:
-    return Path(f"{db_path}.rows")
+    from pathlib import Path
+
+    return Path(journal_name(db_path))
 
 
 def folding_path(journal: Path) -> Path:
+    from pathlib import Path
+
     return Path(f"{journal}.folding")
 
 
@@ -45,6 +58,7 @@ def spare_journal(db_path: Path, state_home: str | None) -> Path | None:
     if not state_home:
         return None
     import hashlib
+    from pathlib import Path
 
     name = hashlib.sha256(os.fsencode(os.path.abspath(db_path))).hexdigest()[:24]
     return Path(state_home, "score-diff", f"decisions-{name}.rows")
@@ -56,9 +70,9 @@ def encode(row: dict[str, Any]) -> bytes:
     return b"\n" + json.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
 
 
-def append(path: Path, data: bytes) -> None:
+def append(path: str | os.PathLike[str], data: bytes) -> None:
     """Append `data` with one write; raise OSError if it did not all land."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     for _ in range(5):
         fd = os.open(path, _OPEN_APPEND, 0o600)
         try:
@@ -77,7 +91,7 @@ def append(path: Path, data: bytes) -> None:
     raise JournalError(errno.EAGAIN, "the journal kept being moved aside", str(path))
 
 
-def _still_named(path: Path, held: os.stat_result) -> bool:
+def _still_named(path: str | os.PathLike[str], held: os.stat_result) -> bool:
     try:
         now = os.lstat(path)
     except FileNotFoundError:
@@ -152,7 +166,7 @@ def folding(journal: Path) -> Iterator[Path | None]:
     if not journal.exists() and not folding_path(journal).exists():
         yield None
         return
-    lock_path = Path(f"{journal}.lock")
+    lock_path = f"{journal}.lock"
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

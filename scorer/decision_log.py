@@ -12,21 +12,22 @@ IP addresses so a log can be shared.
 from __future__ import annotations
 
 import collections
-import ipaddress
+import functools
 import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import decision_journal as journal
 from .errors import ScoreDiffError
 from .secrets.redaction import redact, redact_with_counts
 
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import sqlite3  # imported where a database is opened: a guard row is only appended to the journal
+    from pathlib import Path  # made only off the guard's path: a guard row is appended by name (issue 29)
+    from typing import Any
 
     from .model import Result
 
@@ -83,6 +84,11 @@ def default_db_path(git_dir: Path) -> Path:
     return git_dir / "score-diff" / "decisions.sqlite3"
 
 
+def default_db_name(git_dir: str) -> str:
+    """`default_db_path` as a string, for the command hook (no pathlib on its path, issue 29)."""
+    return os.path.join(git_dir, "score-diff", "decisions.sqlite3")
+
+
 def infer_gate(environ: Mapping[str, str]) -> str:
     """The gate a scoring ran in, when the command did not say: a commit hook (the pre-commit
     framework sets PRE_COMMIT; git sets GIT_INDEX_FILE for its commit hooks), CI (CI is set by
@@ -94,7 +100,7 @@ def infer_gate(environ: Mapping[str, str]) -> str:
     return "manual"
 
 
-def record_guard(db_path: Path, row: dict[str, Any], spare: Path | None = None) -> str | None:
+def record_guard(db_path: str | os.PathLike[str], row: dict[str, Any], spare: Path | None = None) -> str | None:
     """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning.
 
     The row goes to the journal with one write; the journal is folded into SQLite only once it
@@ -155,25 +161,29 @@ def _uid() -> str:
     return os.urandom(16).hex()  # secrets.token_hex(16), without importing secrets (and hmac) on every tool call
 
 
-def _keep(db_path: Path, row: dict[str, Any], spare: Path | None, busy_s: float, fold_from: int) -> str | None:
+def _keep(
+    db_path: str | os.PathLike[str], row: dict[str, Any], spare: Path | None, busy_s: float, fold_from: int
+) -> str | None:
     """The row into the journal (or, if the journal refuses, the database, then the spare journal),
     then the journal folded when it holds `fold_from` bytes or more. None, or a warning."""
     data = journal.encode(row)
-    journal_file = journal.journal_path(db_path)
+    journal_file = journal.journal_name(db_path)
     try:
         journal.append(journal_file, data)
     except Exception as e:
         return _journal_refused(db_path, row, data, spare, busy_s, e)
     try:
-        if journal_file.stat().st_size < fold_from:
+        if os.stat(journal_file).st_size < fold_from:
             return None
     except OSError:
         pass
-    return fold(db_path, spare, busy_s)
+    from pathlib import Path  # once in about 60 rows: the fold
+
+    return fold(Path(db_path), spare, busy_s)
 
 
 def _journal_refused(
-    db_path: Path, row: dict[str, Any], data: bytes, spare: Path | None, busy_s: float, why: Exception
+    db_path: str | os.PathLike[str], row: dict[str, Any], data: bytes, spare: Path | None, busy_s: float, why: Exception
 ) -> str | None:
     first = f"{type(why).__name__}: {why}"
     try:
@@ -215,20 +225,20 @@ def fold(db_path: Path, spare: Path | None = None, busy_s: float = BUSY_TIMEOUT_
     return None
 
 
-def _regular_or_absent(db_path: Path) -> None:
+def _regular_or_absent(db_path: str | os.PathLike[str]) -> None:
     """The job can write the git directory: a FIFO or device there would hang sqlite's open."""
     import stat
 
-    for path in (db_path, Path(f"{db_path}-journal"), Path(f"{db_path}-wal")):
+    for path in (os.fspath(db_path), f"{db_path}-journal", f"{db_path}-wal"):
         try:
-            mode = path.lstat().st_mode
+            mode = os.lstat(path).st_mode
         except FileNotFoundError:
             continue
         if not stat.S_ISREG(mode):
             raise DecisionLogError(f"{path} is not a regular file")
 
 
-def _insert_rows(db_path: Path, rows: list[dict[str, Any]], busy_timeout_s: float) -> None:
+def _insert_rows(db_path: str | os.PathLike[str], rows: list[dict[str, Any]], busy_timeout_s: float) -> None:
     """Every row in one transaction; a row already there (same row_uid: a fold that died after its
     commit) is not inserted twice."""
     import sqlite3
@@ -441,15 +451,13 @@ def format_records(records: list[dict[str, Any]], fmt: str) -> str:
 
 
 # Export redaction: a home directory keeps its prefix, the rest becomes a marker.
-_HOME = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
-_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_IPV4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
-_IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
 
 
 def _ipv6(m: re.Match[str]) -> str:
     """Only real IPv6 addresses with two or more groups (not ::1, 12:34:56 or a MAC)."""
+    import ipaddress  # here: only an export meets an IPv6-shaped text, and the guard logs on every call
+
     try:
         ipaddress.IPv6Address(m.group(0))
     except ValueError:
@@ -457,19 +465,26 @@ def _ipv6(m: re.Match[str]) -> str:
     return "<ip>" if len([g for g in m.group(0).split(":") if g]) >= 2 else m.group(0)
 
 
-_PII: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    ("home", _HOME, lambda m: m.group(1) + "<redacted>"),
-    ("email", _EMAIL, lambda m: "<email>"),
-    ("ip", _IPV4, lambda m: "<ip>"),
-    ("ip", _IPV6, _ipv6),
-)
+@functools.cache
+def _pii() -> tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...]:
+    """The export's patterns, compiled on the first export: a guard call that only logs never needs them."""
+    home = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
+    email = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+    ipv4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
+    ipv6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+    return (
+        ("home", home, lambda m: m.group(1) + "<redacted>"),
+        ("email", email, lambda m: "<email>"),
+        ("ip", ipv4, lambda m: "<ip>"),
+        ("ip", ipv6, _ipv6),
+    )
 
 
 def scrub(text: str, counts: collections.Counter[str]) -> str:
     """`text` with secrets, home directories, e-mail and IP addresses redacted; counts by kind."""
     text, secrets = redact_with_counts(text)
     counts["secret"] += sum(secrets.values())
-    for kind, pattern, replace in _PII:
+    for kind, pattern, replace in _pii():
         text = _sub_counting(text, kind, pattern, replace, counts)
     return text
 

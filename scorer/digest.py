@@ -9,7 +9,10 @@ compute the same digests and load in a fraction of a millisecond. A build withou
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _pick() -> tuple[Callable[..., Any], Callable[..., Any]]:

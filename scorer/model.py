@@ -9,7 +9,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+
+from .records import NamedTuple
 
 PASS = "PASS"  # noqa: S105 - a verdict, not a password
 FAIL = "FAIL"

@@ -214,7 +214,7 @@ class Inspected(NamedTuple):
 
     manifest: Manifest
     job: Job
-    path: Path
+    path: str
     rel: str | None
     ins: Inspection
     content: list[Violation]
@@ -309,7 +309,7 @@ def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str])
 
 def _manifest_for(
     repo: Repository, opts: Options, environ: Mapping[str, str], base: str | None
-) -> tuple[Path, str | None, str | None]:
+) -> tuple[str, str | None, str | None]:
     """(file, repo-relative path, job name): the job's own manifest when the job is named (--job)
     or its branch names one that exists, read where the single manifest would be read (at base in
     --base mode); otherwise --manifest / job_manifest.json as before."""
@@ -322,7 +322,7 @@ def _manifest_for(
         if name is not None:
             rel = jobs.manifest_rel(name)
             if opts.job or _job_file_exists(repo, rel, base):
-                return Path(repo.root or repo.git_dir, rel), rel, name
+                return str(Path(repo.root or repo.git_dir, rel)), rel, name
     elif opts.job is not None:
         raise UsageError("--job and --manifest each name a manifest; pass one")
     if repo.root is None:

@@ -483,3 +483,46 @@ def test_a_guard_row_is_appended_without_sqlite_and_read_back(db: Path) -> None:
     assert proc.stdout.strip() == "False"
     (row,) = read(db)
     assert (row["id"], row["mode"], row["decision"], row["paths"]) == (None, "guard", "allow", ["a.py"])
+
+
+GUARD_ROW = {"mode": "guard", "verdict": "PASS", "exit_code": 0, "shadow": 0, "duration_s": 0.01, "version": "0"}
+
+
+def test_the_hook_appends_a_guard_row_by_name_without_pathlib_or_sqlite(db: Path) -> None:
+    """The command hook names the log with a string (issue 29): the same row lands, and neither
+    pathlib nor sqlite3 is imported to append it."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from scorer.decision_log import record_guard
+        assert record_guard({str(db)!r}, {{**{GUARD_ROW!r}, "decision": "allow"}}) is None
+        print([m for m in ("pathlib", "sqlite3") if m in sys.modules])
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
+    assert [(r["id"], r["decision"]) for r in read(db)] == [(None, "allow")]
+
+
+@pytest.mark.parametrize("by_name", [False, True], ids=["Path", "str"])
+def test_a_guard_row_the_journal_refuses_goes_to_the_database_however_the_log_is_named(
+    db: Path, monkeypatch: pytest.MonkeyPatch, by_name: bool
+) -> None:
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(decision_log.journal.os, "write", full)
+    assert decision_log.record_guard(str(db) if by_name else db, {**GUARD_ROW, "decision": "deny"}) is None
+    monkeypatch.undo()
+    assert [(r["id"], r["decision"]) for r in read(db)] == [(1, "deny")]
+
+
+@pytest.mark.parametrize("by_name", [False, True], ids=["Path", "str"])
+def test_a_full_journal_is_folded_however_the_log_is_named(
+    db: Path, monkeypatch: pytest.MonkeyPatch, by_name: bool
+) -> None:
+    monkeypatch.setattr(decision_log, "GUARD_FOLD_BYTES", 0)  # every row folds
+    assert decision_log.record_guard(str(db) if by_name else db, {**GUARD_ROW, "decision": "ask"}) is None
+    assert [(r["id"], r["decision"]) for r in read(db)] == [(1, "ask")]
+    assert not os.path.exists(f"{db}.rows")

@@ -26,9 +26,9 @@ import functools
 import re
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
-from typing import NamedTuple
 
 from ..manifest.globs import PathMatcher
+from ..records import NamedTuple
 
 MANIFEST_CATEGORY = "manifest"  # hits from the manifest's sensitive_globs
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".adoc"})

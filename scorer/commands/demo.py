@@ -19,10 +19,13 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ..context import Context, ScoreDiff
+from ..context import Context
 from ..errors import ScoreDiffError, UsageError
+
+if TYPE_CHECKING:
+    from ..context import ScoreDiff
 
 BUGGY = '''"""Prices."""
 

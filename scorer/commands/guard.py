@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, TextIO
 
 from ..context import Context
 
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, TextIO
 
 HELP = "check one agent tool call against the job manifest (a hook: payload on stdin)"
 

@@ -106,7 +106,7 @@ def manifest_file(args: argparse.Namespace, ctx: Context) -> Path:
     """The same manifest, named the same way, that scoring reads (and whose pin it checks)."""
     from ..manifest.locate import manifest_path
 
-    return manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).work_tree)
+    return Path(manifest_path(args.manifest, ctx.cwd, ctx.environ, lambda: repository(args, ctx).work_tree))
 
 
 def log_path(args: argparse.Namespace, ctx: Context, repo: Callable[[], Repository] | None = None) -> Path:

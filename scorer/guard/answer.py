@@ -10,9 +10,13 @@ which looks the agent up by name. An unknown agent gets the strictest answer (Co
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
 
+from ..records import NamedTuple
 from .decide import ASK, DENY, Decision
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Answer(NamedTuple):

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
+from ..records import NamedTuple
 from . import paths
 from .payload import OPAQUE, OTHER, PROMPT, READ, SHELL, WRITE, Target, ToolCall
 from .sessions import nested_repository
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
     from ..checks.job import Job

@@ -11,9 +11,10 @@ of any kind) goes to committed_fence, which decides, and words the error, as sco
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -65,7 +66,7 @@ def _from_head(
         mode, kind, _ = entries.get(jobs.manifest_rel(job), ("", "", "")) if job else ("", "", "")
         if kind == "blob" and mode != "120000":  # what Repository.read_file calls a file (no symlink)
             rel = jobs.manifest_rel(job or "")
-            path = Path(root, rel)
+            path = os.path.join(root, rel)
         else:
             job = None
     own = {name: entry for name, entry in entries.items() if name in (rel, rel + PIN_SUFFIX)}

@@ -14,7 +14,8 @@ import os
 import posixpath
 import stat
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 GIT_DIR_NAME = ".git"
 

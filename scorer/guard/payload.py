@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+
+from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 CLAUDE, CODEX, GEMINI, COPILOT, CURSOR = "claude", "codex", "gemini", "copilot", "cursor"
 AGENTS = (CLAUDE, CODEX, GEMINI, COPILOT, CURSOR)
@@ -93,7 +98,8 @@ def text(obj: Mapping[str, Any], key: str, where: str, required: bool = True) ->
     return value
 
 
-ToolReader = Callable[[ToolCall, Mapping[str, Any]], ToolCall]
+if TYPE_CHECKING:  # a name for annotations only: Any is not imported at run time
+    ToolReader = Callable[[ToolCall, Mapping[str, Any]], ToolCall]
 
 
 def read(agent: str, env: Envelope, data: Mapping[str, Any], tools: ToolReader) -> ToolCall:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
+from ..records import NamedTuple
 from .answer import Answer, render
 from .decide import ALLOW, ASK, DENY, Decision, GuardScope, TurnView, refuse
 from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
     from .coalesce import Coalescer
@@ -247,12 +248,12 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
     if not opts.log:
         return None
     try:
-        from ..decision_log import default_db_path, record_guard
+        from ..decision_log import default_db_name, record_guard
 
         if opts.log_db:
-            db = Path(opts.log_db)
+            db = opts.log_db
         elif outcome.git_dir:
-            db = default_db_path(Path(outcome.git_dir))
+            db = default_db_name(outcome.git_dir)
         else:
             return None  # no repository found: nowhere to log
         return record_guard(db, log_row(outcome, opts, duration_s))
@@ -262,6 +263,8 @@ def log(outcome: Outcome, opts: GuardOptions, duration_s: float) -> str | None:
 
 def log_batch(items: list[tuple[Outcome, GuardOptions, float]]) -> list[str]:
     """`log` for the sidecar's backlog: the rows of each decision log with one journal write; the warnings."""
+    from pathlib import Path
+
     from ..decision_log import default_db_path, record_guards
 
     by_db: dict[Path, list[dict[str, object]]] = {}
@@ -317,7 +320,10 @@ def evaluate_in_time(
 
 def _with_alarm(raw: bytes, opts: GuardOptions, environ: Mapping[str, str], limit: float) -> Outcome | None:
     """`evaluate` under an interval timer; None where there is none (not the main thread, no setitimer)."""
-    import signal
+    if TYPE_CHECKING:
+        import signal
+    else:  # the C module the interpreter loaded at start-up: signal.py's enums cost 3.5M instructions
+        import _signal as signal
 
     def ring(signum: int, frame: object) -> None:
         raise _Deadline

@@ -16,7 +16,8 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 MAX_SESSIONS = 256
 MAX_BYTES = 1024 * 1024

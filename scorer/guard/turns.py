@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, NamedTuple
+
+from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_SESSIONS = 64
 MAX_PATHS = 256
@@ -30,24 +35,24 @@ class Turn(NamedTuple):
     granted: frozenset[str] = frozenset()
 
 
-def state_path(git_dir: str) -> Path:
-    return Path(git_dir) / "score-diff" / "guard-turns.json"
+def state_path(git_dir: str) -> str:
+    return os.path.join(git_dir, "score-diff", "guard-turns.json")  # os.path: pathlib is no import of the hook's
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: str) -> Iterator[None]:
     """The state's lock, waited for until safeio's deadline: the job can hold it itself."""
     from .safeio import locked
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with locked(str(path) + ".lock", "the guard's turn-state"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with locked(path + ".lock", "the guard's turn-state"):
         yield
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: str) -> dict[str, Any]:
     from .safeio import read_regular
 
-    raw = read_regular(str(path), MAX_STATE_BYTES)
+    raw = read_regular(path, MAX_STATE_BYTES)
     try:
         data = json.loads(raw.decode("utf-8")) if raw is not None else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -55,13 +60,13 @@ def _load(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _save(path: Path, data: dict[str, Any]) -> None:
+def _save(path: str, data: dict[str, Any]) -> None:
     from .safeio import write_replacing
 
     if len(data) > MAX_SESSIONS:
         for key in sorted(data, key=lambda k: data[k].get("at", 0))[: len(data) - MAX_SESSIONS]:
             del data[key]
-    write_replacing(str(path), json.dumps(data, sort_keys=True).encode("utf-8"))
+    write_replacing(path, json.dumps(data, sort_keys=True).encode("utf-8"))
 
 
 def _entry(data: dict[str, Any], session: str) -> dict[str, Any]:

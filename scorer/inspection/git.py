@@ -12,12 +12,12 @@ import os
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import GitError, UnreadableFile
 from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
 
+TYPE_CHECKING = False  # typing's, without importing typing on the guard's path (issue 29)
 if TYPE_CHECKING:
     import subprocess
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ..errors import GitError
 
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import subprocess
+    from typing import Any
 
 # subprocess, threading and queue are imported where git is started: a guard call whose fence
 # needs no git (a pinned session, a manifest outside the repository) does not pay for them.

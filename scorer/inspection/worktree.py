@@ -19,9 +19,12 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from ..errors import UnreadableFile
+
+TYPE_CHECKING = False  # typing's, without importing typing on the guard's path (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any, NamedTuple
 
 from .. import digest
 from ..errors import ManifestError
+from ..records import NamedTuple
 from . import globs
 from .schema import SchemaError, Validator
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_NAME = "job_manifest.schema.json"
 DEFAULT_TEST_TIMEOUT_S = 600.0
@@ -70,10 +74,11 @@ def schema_text(name: str) -> str:
     Read as plain files where the package is a directory (importlib.resources costs the guard's
     every tool call about 5 ms of imports), through importlib.resources where it is not (a zip).
     """
-    here = Path(__file__).resolve().parents[1]
-    for plain in (here / "schemas" / name, here.parent / "schemas" / name):
-        if plain.is_file():
-            return plain.read_text(encoding="utf-8")
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # os.path: no pathlib on the hook's path
+    for plain in (os.path.join(here, "schemas", name), os.path.join(os.path.dirname(here), "schemas", name)):
+        if os.path.isfile(plain):
+            with open(plain, encoding="utf-8") as f:
+                return f.read()
     from importlib import resources
 
     return (resources.files("scorer") / "schemas" / name).read_text(encoding="utf-8")
@@ -261,10 +266,11 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     )
 
 
-def load_manifest(path: Path) -> Manifest:
+def load_manifest(path: str | os.PathLike[str]) -> Manifest:
     """Read and validate a manifest file from disk."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as exc:
         raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from exc
-    return parse_manifest(raw, str(path))
+    return parse_manifest(raw, os.fspath(path))

@@ -12,11 +12,12 @@ import os
 import posixpath
 from collections.abc import Callable, Mapping
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ManifestError
+from ..records import NamedTuple
 from .pin import PIN_SUFFIX, expected_digest, verify_pin
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
     from ..inspection.git import Repository
@@ -26,50 +27,62 @@ DEFAULT_MANIFEST = "job_manifest.json"
 ENV_MANIFEST = "SCORE_DIFF_MANIFEST"
 
 
-def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], root: Callable[[], str]) -> Path:
+def manifest_path(manifest: str | None, cwd: str, environ: Mapping[str, str], root: Callable[[], str]) -> str:
     """--manifest, then $SCORE_DIFF_MANIFEST, then job_manifest.json at the repository root,
-    as named (not through symlinks): its pin is the `.sha256` file beside that name."""
+    as named (not through symlinks), absolute and normalised: its pin is the `.sha256` file beside
+    that name. Strings and os.path, not pathlib: the guard's hook runs this on every tool call."""
     chosen = manifest or environ.get(ENV_MANIFEST)
-    return Path(os.path.abspath(Path(cwd, chosen) if chosen else Path(root(), DEFAULT_MANIFEST)))
+    return os.path.abspath(os.path.join(cwd, chosen) if chosen else os.path.join(root(), DEFAULT_MANIFEST))
 
 
-def manifest_location(manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]) -> tuple[Path, str | None]:
+def manifest_location(manifest: str | None, cwd: str, root: str, environ: Mapping[str, str]) -> tuple[str, str | None]:
     """The manifest file, and its repo-relative path when it lives inside the repository."""
     path = manifest_path(manifest, cwd, environ, lambda: root)
     # Inside the repository the name counts, not where a symlink points: a job that turns
     # job_manifest.json into a link to a looser file must still be scored by the one at base.
-    rel = _repo_relative(path, root) or _repo_relative(Path(os.path.realpath(path)), root)
+    rel = _repo_relative(path, root) or _repo_relative(os.path.realpath(path), root)
     return path, rel
 
 
-def bare_manifest_location(manifest: str | None) -> tuple[Path, str | None]:
+def bare_manifest_location(manifest: str | None) -> tuple[str, str | None]:
     """In a bare repository (a server) the manifest is a path inside the repository, read at the
     base commit; only an absolute --manifest names a file on the server's own disk."""
     if manifest and os.path.isabs(manifest):
-        return Path(manifest), None
+        return manifest, None
     rel = posixpath.normpath((manifest or DEFAULT_MANIFEST).replace(os.sep, "/"))
     if rel in (".", "..") or rel.startswith(("../", "/")):
         raise ManifestError(f"--manifest {manifest!r} is not a path inside the repository")
-    return Path(rel), rel
+    return rel, rel
 
 
-def _repo_relative(path: Path, root: str) -> str | None:
-    """`path` relative to the repository, resolving symlinks above the root only (macOS /tmp)."""
-    text, top_text = str(path), os.path.abspath(root)
-    if text.startswith(top_text.rstrip(os.sep) + os.sep):  # spelt under the root: no file system call
-        return path.relative_to(top_text).as_posix()
+def _repo_relative(path: str, root: str) -> str | None:
+    """`path` (absolute, normalised) relative to the repository, resolving symlinks above the
+    root only (macOS /tmp)."""
+    prefix = os.path.abspath(root).rstrip(os.sep) + os.sep
+    if path.startswith(prefix):  # spelt under the root: no file system call
+        return path[len(prefix) :]
     try:
         real_root = os.stat(root)
     except OSError:
         return None
-    for top in reversed(path.parents):  # a parent that is the root's directory, by device and inode
+    for top in _parents(path):  # a parent that is the root's directory, by device and inode
         try:
             found = os.stat(top)
         except OSError:
             return None  # a parent that does not exist has no children that do
         if (found.st_dev, found.st_ino) == (real_root.st_dev, real_root.st_ino):
-            return path.relative_to(top).as_posix()
+            return path[len(top.rstrip(os.sep) + os.sep) :]
     return None
+
+
+def _parents(path: str) -> list[str]:
+    """The directories above `path`, outermost first: what reversed(PurePath.parents) lists."""
+    found: list[str] = []
+    parent = os.path.dirname(path)
+    while parent not in found:
+        found.append(parent)
+        parent = os.path.dirname(parent)
+    return found[::-1]
 
 
 class LocatedManifest(NamedTuple):
@@ -86,7 +99,7 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 
 def read_manifest(
     repo: Repository | None,  # None only for a manifest outside the repository (rel None): git is not asked
-    path: Path,
+    path: str,
     rel: str | None,
     base: str | None,
     manifest_sha256: str | None,
@@ -135,17 +148,17 @@ def read_manifest(
         pin_file: Callable[[], bytes | None] = lambda: pin  # noqa: E731
     else:
         try:
-            raw = path.read_bytes()
+            raw = _read(path)
         except OSError as exc:
             raise ManifestError(
                 f"cannot read manifest {path}: {exc.strerror or exc} (pass --manifest or set {ENV_MANIFEST})"
             ) from exc
-        source = str(path)
-        pin_file = partial(_read_optional, Path(str(path) + PIN_SUFFIX))
+        source = path
+        pin_file = partial(_read_optional, path + PIN_SUFFIX)
         if reads is not None and rel is not None:
             reads[rel] = raw
             pin_file = partial(_recorded, pin_file, reads, rel + PIN_SUFFIX)
-    expected = expected_digest(manifest_sha256, environ, pin_file, path.name + PIN_SUFFIX)
+    expected = expected_digest(manifest_sha256, environ, pin_file, os.path.basename(path) + PIN_SUFFIX)
     verify_pin(raw, expected, source)
     return LocatedManifest(parse_manifest(raw, source), commit if committed is not None else None)
 
@@ -181,9 +194,14 @@ def _recorded(read: Callable[[], bytes | None], reads: dict[str, bytes], name: s
     return data
 
 
-def _read_optional(path: Path) -> bytes | None:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _read_optional(path: str) -> bytes | None:
     try:
-        return path.read_bytes()
+        return _read(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -13,7 +13,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+
+from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Keywords with no effect on validity here: annotations and the schema's own structure.
 ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description", "$comment", "default", "examples"})

@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
+from ..records import NamedTuple
 from . import secret_values as values
 
 SECRET = "secret"  # noqa: S105 - a violation code, not a password

@@ -32,6 +32,9 @@ MASK = "****"
 MAX_PER_DETECTOR = 100  # a flood of matches is listed once it is clearly a FAIL
 
 
+_PEM_START = "-----BEGIN "  # what every match of _pem_block starts with (the guard's log row rarely has it)
+
+
 @functools.cache
 def _pem_block() -> re.Pattern[str]:
     """For redacting free text: the whole PEM block, body lines and END line included."""
@@ -168,7 +171,8 @@ def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[st
         found.update({m.group(0), *_key_lines(m.group(0)), *([_value(own)] if own is not None else [])})
         return redacted(m.group(0))
 
-    text = _pem_block().sub(mask_block, text)
+    if _PEM_START in text:  # the block's pattern begins with this literal: without it, nothing to mask
+        text = _pem_block().sub(mask_block, text)
     lower = text.lower()  # redaction only ever shortens text, so a literal absent here stays absent
     for detector in _SECRETS:
         for pattern in detector.patterns(text, lower):

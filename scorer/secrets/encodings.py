@@ -18,7 +18,6 @@ are the strings that spell it out again:
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Iterable, Iterator
 
@@ -30,6 +29,8 @@ _URLSAFE = str.maketrans("+/", "-_")
 
 def _base64_cores(raw: bytes) -> Iterator[tuple[str, str]]:
     """(core, regex source) per alignment and alphabet: the source adds the partial neighbours."""
+    import base64  # here: masking a value is rare on the guard's log path, and base64 loads struct
+
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
         start = -(-8 * offset // 6)  # the first character made only of the value's bits

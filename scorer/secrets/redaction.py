@@ -12,10 +12,10 @@ On top of the detectors' shapes it masks a private key *body* whose header is mi
 from __future__ import annotations
 
 import collections
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from .. import digest
 from ..model import EnvelopeFacts, Justification, Result
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -190,11 +190,11 @@ def redacted_result(result: Result, known: Iterable[str] = ()) -> Result:
 def _envelope(envelope: EnvelopeFacts, rt: Callable[[Iterable[str]], tuple[str, ...]]) -> EnvelopeFacts:
     """The envelope's lines masked; the observer log's digest stands for the lines shown."""
     observed = rt(envelope.observed)
-    digest = envelope.log_sha256
+    log_sha256 = envelope.log_sha256
     if observed != envelope.observed:  # as envelope.log_digest and verify-report compute it
-        digest = hashlib.sha256("".join(f"{line}\n" for line in observed).encode("utf-8")).hexdigest()
+        log_sha256 = digest.sha256("".join(f"{line}\n" for line in observed).encode("utf-8")).hexdigest()
     return envelope._replace(
-        enforced=rt(envelope.enforced), missing=rt(envelope.missing), observed=observed, log_sha256=digest
+        enforced=rt(envelope.enforced), missing=rt(envelope.missing), observed=observed, log_sha256=log_sha256
     )
 
 

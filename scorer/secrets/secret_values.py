@@ -12,7 +12,33 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from ..records import NamedTuple
+
+
+class LazyPattern:
+    """A regular expression compiled on its first use, not at import: the guard imports this module on
+    every agent tool call and most calls judge no secret-shaped value (compiling these was a third of
+    the module's cost, issue 29). The pattern and its flags are fixed; only when it is compiled moves."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled.fullmatch(text)
 
 
 class PublishedSample(NamedTuple):
@@ -54,7 +80,7 @@ DEFAULT_PASSWORDS = frozenset({"password", "pass", "passwd", "pwd", "pw", "secre
 
 # Words that a human-written value contains and a random one almost never does (4+ letters,
 # so that the chance of one in 40 random characters stays below 1 in 500).
-_WORDS = re.compile(
+_WORDS = LazyPattern(
     r"pass|word|secret|token|test|demo|mock|stub|fixture|default|change|admin|root|user|guest|local"
     r"|host|prod|stag|develop|qwerty|asdf|letmein|welcome|hello|world|here|value|todo|fixme|none|null"
     r"|true|false|string|config|setting|environ|process|secure|django|flask|rails|private|public|access"
@@ -63,18 +89,18 @@ _WORDS = re.compile(
     r"|http|file|path|name|type|hash|sha1|sha256|base64|utf8|json|yaml|true|uuid|vault|ref_|_ref",
     re.IGNORECASE,
 )
-_TEMPLATE = re.compile(r"^[$%{<]|\$\{|\{\{|\*\*\*|\.\.\.|<[^>]*>|%\(|%s\b")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+~_.][0-9A-Za-z.-]*)?")
-_DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")  # process.env.X, settings.SECRET
+_TEMPLATE = LazyPattern(r"^[$%{<]|\$\{|\{\{|\*\*\*|\.\.\.|<[^>]*>|%\(|%s\b")
+_HEX = LazyPattern(r"[0-9a-fA-F]+")
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VERSION = LazyPattern(r"v?\d+(?:\.\d+)+(?:[-+~_.][0-9A-Za-z.-]*)?")
+_DOTTED_NAME = LazyPattern(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")  # process.env.X, settings.SECRET
 _SRI = ("sha256-", "sha384-", "sha512-")
 # Each alternative takes a maximal run (the lookaheads), so a failing fullmatch cannot backtrack.
-_MADE_OF_WORDS = re.compile(
+_MADE_OF_WORDS = LazyPattern(
     r"(?:[A-Z]?[a-z]{3,}(?![a-z])|[A-Z]{2,}(?![A-Za-z])|\d+(?!\d)|[_.!-])+"
 )  # CorrectHorseBattery9
 # A name that says the value is about a secret, not the secret itself (password_hash, token_url).
-NOT_A_SECRET_NAME = re.compile(
+NOT_A_SECRET_NAME = LazyPattern(
     r"(?:hash|file|path|url|uri|name|type|length|len|ref|env|id|ids|count|field|header|prefix|policy"
     r"|version|ttl|arn|expiry|expires|expiration|endpoint|store|manager|provider|label|key_id|format)$",
     re.IGNORECASE,
@@ -182,7 +208,7 @@ def letter_digit_classes(value: str) -> int:
 
 
 # A variable named as a secret (API_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY, SENTRY_DSN).
-SECRET_VARIABLE = re.compile(
+SECRET_VARIABLE = LazyPattern(
     r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE"
     r"|SIGNATURE|DSN|CONNECTION_STRING)S?(?:_|$)",
     re.IGNORECASE,

@@ -54,6 +54,7 @@ WRITE_PATH = [
     "scorer.manifest.pin",
     "scorer.manifest.schema",
     "scorer.model",
+    "scorer.records",  # issue 29: NamedTuple made without compiling a __new__ or the annotations per class
     "scorer.secrets",
     "scorer.secrets.detector_table",
     "scorer.secrets.detectors",
@@ -63,8 +64,10 @@ WRITE_PATH = [
 NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_sitter", "decimal"]
 NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempfile", "datetime", "secrets"]  # issue 29
 NEVER += ["hashlib", "_hashlib", "base64"]
+NEVER += ["typing", "pathlib", "urllib", "ipaddress"]  # issue 29: records.NamedTuple, TYPE_CHECKING = False, os.path
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
+PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)
 
 
 def _importtime(argv: list[str], repo: GitRepo, stdin: bytes) -> tuple[int, str, list[str]]:
@@ -122,3 +125,13 @@ def test_a_pinned_session_with_the_fence_outside_starts_no_process_and_no_thread
     code, out, names = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
     assert (code, out) == (0, "")
     assert [n for n in PINNED_NEVER if n in names] == []
+
+
+def test_a_write_with_the_manifest_committed_at_head_imports_no_typing_or_pathlib(committed: GitRepo) -> None:
+    """The fence read through git (one `git ls-tree`) still leaves typing and pathlib out (issue 29)."""
+    committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+    committed.commit("fence")
+    code, out, names = imported(committed, _write(committed), "--no-log")
+    assert (code, out) == (0, "")  # allowed
+    assert "scorer.inspection.git" in names  # the fence came from HEAD
+    assert [n for n in NEVER if n in names] == []

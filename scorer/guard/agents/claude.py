@@ -17,7 +17,6 @@ normal permission flow decides), and an HTTP hook gets `{}`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..answer import ALLOWED, Answer, pre_tool_use, with_json
 from ..decide import ALLOW, ASK, Decision
@@ -36,6 +35,10 @@ from ..payload import (
     text,
     writes,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "Claude Code"
 BLOCKING_EXIT = 2
