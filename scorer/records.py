@@ -13,7 +13,13 @@ Not importing `typing` here is the point: it is 16M instructions of its own.
 
 from __future__ import annotations
 
-from _collections import _tuplegetter  # the C field accessor collections.namedtuple uses
+try:
+    from _collections import _tuplegetter  # the C field accessor collections.namedtuple uses
+except ImportError:  # an interpreter without CPython's accelerator: the accessor namedtuple falls back to
+    from operator import itemgetter as _itemgetter
+
+    def _tuplegetter(index: int, doc: str) -> property:
+        return property(_itemgetter(index), doc=doc)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the type checker knows the name)
 

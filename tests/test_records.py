@@ -132,3 +132,19 @@ def test_a_record_compiles_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls == []
     _make_pair(typing.NamedTuple)
     assert calls  # the comparison above is measuring something
+
+
+def test_a_record_works_without_cpythons_field_accessor() -> None:
+    """Where `_collections._tuplegetter` is missing (not CPython), fields are read by itemgetter."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['_collections'] = None\n"
+        "from scorer.records import NamedTuple\n"
+        "class P(NamedTuple):\n    x: int\n    y: int = 2\n"
+        "p = P(1)\nassert (p.x, p.y, p._replace(y=3).y, P._fields) == (1, 2, 3, ('x', 'y')), p\n"
+        "assert type(P.__dict__['x']) is property\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
