@@ -21,6 +21,7 @@ except ImportError:  # an interpreter without CPython's accelerator: the accesso
     def _tuplegetter(index: int, doc: str) -> property:
         return property(_itemgetter(index), doc=doc)
 
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the type checker knows the name)
 
 if TYPE_CHECKING:
