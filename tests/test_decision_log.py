@@ -494,9 +494,10 @@ def test_the_hook_appends_a_guard_row_by_name_without_pathlib_or_sqlite(db: Path
     script = textwrap.dedent(
         f"""
         import sys
+        started = set(sys.modules)  # the interpreter's start-up (a .pth may import pathlib, as on CI's machine)
         from scorer.decision_log import record_guard
         assert record_guard({str(db)!r}, {{**{GUARD_ROW!r}, "decision": "allow"}}) is None
-        print([m for m in ("pathlib", "sqlite3") if m in sys.modules])
+        print([m for m in ("pathlib", "sqlite3") if m in sys.modules and m not in started])
         """
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
