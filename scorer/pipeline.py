@@ -467,6 +467,8 @@ def _with_hints(
 ) -> list[Violation]:
     """Every violation with what the agent should do next (one place: feedback.hints). In --base
     mode each path is named with the commit that brought it in: one git call, only on a FAIL."""
+    if not violations:  # annotate([]) is [] whatever the scene: a clean change loads no hints (issue 29)
+        return []
     from .feedback import hints
 
     introduced: dict[str, str] = {}

@@ -52,10 +52,6 @@ SCORING = [
     "scorer.digest",
     "scorer.entry",
     "scorer.errors",
-    "scorer.feedback",
-    "scorer.feedback.hints",
-    "scorer.feedback.phrases",
-    "scorer.feedback.said",
     "scorer.inspection",
     "scorer.inspection.changes",
     "scorer.inspection.evidence",
@@ -98,6 +94,8 @@ NEVER = ["typing", "shutil", "zlib", "bz2", "lzma", "tempfile", "random", "tomll
 # Never on a scoring before issue 29 either: kept off.
 NEVER += ["email", "http", "asyncio", "xml", "importlib.metadata", "importlib.resources", "zipfile", "difflib"]
 NEVER += ["decimal", "scorer.testrun.run", "scorer.testrun.checkout"]
+# A clean change has no violation to give a hint to (issue 29): the hints load on a FAIL.
+NEVER += ["scorer.feedback", "scorer.feedback.hints"]
 
 
 def _importtime(argv: list[str], repo: GitRepo) -> tuple[int, str, list[str]]:
@@ -132,6 +130,15 @@ def test_a_skip_test_scoring_imports_only_these(committed: GitRepo) -> None:
     third_party = sorted({n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"scorer"})
     assert [n for n in third_party if not n.startswith("_")] == []
     assert [n for n in NEVER if n in names] == []
+
+
+def test_a_fail_still_loads_its_hints(committed: GitRepo) -> None:
+    manifest = committed.manifest(allowed_paths=["allowed/**"])
+    committed.write("other/b.py", "changed\n")
+    code, out, names = imported(committed, manifest)
+    assert (code, out.splitlines()[-1]) == (1, "RESULT: FAIL")
+    assert "FAIL [unlisted-path] other/b.py: " in out and "\n  -> do: undo your change to other/b.py" in out
+    assert "scorer.feedback.hints" in names
 
 
 def test_a_changed_pyproject_is_still_parsed(committed: GitRepo) -> None:
