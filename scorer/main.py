@@ -12,12 +12,15 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import NoReturn, TextIO
 
 from . import __version__
 from .context import Context
 from .errors import ScoreDiffError, UsageError
 from .report.facts import could_not_score_line
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import NoReturn, TextIO
 
 # The one table of subcommands: name -> module in scorer.commands with HELP, add_arguments()
 # and run(). A module is imported only when its subcommand runs: the hook pays for `score` alone.
@@ -61,6 +64,31 @@ def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.commands.{COMMANDS[name]}")
 
 
+def terminal_columns(environ: Mapping[str, str], stdout: TextIO | None) -> int:
+    """The width `shutil.get_terminal_size()` reports: $COLUMNS when a positive number, else the
+    terminal's, else 80. Read here because argparse makes a help formatter for every option added,
+    and its default one imports shutil (with zlib, bz2 and lzma) for this number (issue 29)."""
+    try:
+        columns = int(environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own layout, at the width shutil would give it, without importing shutil."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            width = terminal_columns(os.environ, sys.__stdout__) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error raises UsageError for the one handler instead of exiting."""
 
@@ -75,7 +103,7 @@ class _Parser(argparse.ArgumentParser):
 def parser(name: str) -> argparse.ArgumentParser:
     module = command_module(name)
     prog = "score-diff" if name == "score" else f"score-diff {name}"
-    p = _Parser(prog=prog, description=(module.__doc__ or "").strip().splitlines()[0])
+    p = _Parser(prog=prog, description=(module.__doc__ or "").strip().splitlines()[0], formatter_class=_HelpFormatter)
     module.add_arguments(p)
     if name == "score":
         p.epilog = "subcommands: " + ", ".join(COMMANDS) + " (score-diff SUBCOMMAND --help)"

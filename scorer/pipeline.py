@@ -9,10 +9,8 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from . import __version__
 from .errors import GitError, ScoreDiffError, UsageError
@@ -31,7 +29,9 @@ from .model import (
     TestOutcome,
     Violation,
 )
+from .records import NamedTuple
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
     from .checks.contract import CheckInput, Findings
     from .checks.job import Job
@@ -71,7 +71,8 @@ class Options(NamedTuple):
 
 def now_iso() -> str:
     """UTC to the second, as every report and every decision-log row (scoring or guard) writes it."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # time.gmtime, not datetime: the same string, without importing datetime on every scoring (issue 29)
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _messages(repo: Repository, ins: Inspection, opts: Options) -> list[CommitMessage]:
@@ -466,6 +467,8 @@ def _with_hints(
 ) -> list[Violation]:
     """Every violation with what the agent should do next (one place: feedback.hints). In --base
     mode each path is named with the commit that brought it in: one git call, only on a FAIL."""
+    if not violations:  # annotate([]) is [] whatever the scene: a clean change loads no hints (issue 29)
+        return []
     from .feedback import hints
 
     introduced: dict[str, str] = {}

@@ -31,11 +31,6 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the dependency pyproject names for 3.10
-    import tomli as tomllib
-
 WHOLE_FILES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "conftest.py")
 SECTION_FILES = ("pyproject.toml", "tox.ini", "setup.cfg")
 _COMMENT = ("#", ";")  # iniconfig's COMMENTCHARS
@@ -90,6 +85,12 @@ def pytest_section(path: str, data: bytes | None) -> object:
     if data is None:
         return None
     if posixpath.basename(path) == "pyproject.toml":
+        # Imported here: only a change to pyproject.toml is parsed, and tomllib (with typing) is
+        # milliseconds of every scoring's start-up otherwise (issue 29).
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - the dependency pyproject names for 3.10
+            import tomli as tomllib
         try:
             parsed = tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):

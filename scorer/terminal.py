@@ -7,7 +7,10 @@ import re
 import shlex
 import subprocess
 from collections.abc import Callable, Iterator, Mapping
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 _ANSI = {"red": "\033[31m", "green": "\033[32m", "yellow": "\033[33m", "bold": "\033[1m", "reset": "\033[0m"}
 _LINE_COLOURS = (

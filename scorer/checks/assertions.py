@@ -10,16 +10,28 @@ changes nothing, while a changed operator, constant or attribute (`assertEqual` 
 from __future__ import annotations
 
 import ast
-import copy
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
 
 from ..model import Violation
+from ..records import NamedTuple
 from . import pyast
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _N = TypeVar("_N")
 
 _ASSERT_ATTRS = ("raises", "warns", "deprecated_call", "fail")
 _SKIP_CALLS = ("skip", "xfail", "skipTest", "importorskip")
+
+
+def _copied(node: _N) -> _N:
+    """A deep copy to rewrite; `copy` is imported only once an assertion is compared (issue 29)."""
+    import copy
+
+    return copy.deepcopy(node)
 
 
 class Case(NamedTuple):
@@ -146,7 +158,7 @@ class _Walk:
                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                                 self.local.pop(n.id, None)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            self.local[stmt.targets[0].id] = _Resolve(self.local, self.module).visit(copy.deepcopy(stmt.value))
+            self.local[stmt.targets[0].id] = _Resolve(self.local, self.module).visit(_copied(stmt.value))
 
     def _blocks(self, stmt: ast.stmt) -> list[tuple[Sequence[ast.stmt], tuple[str, ...]]]:
         """The statement blocks of a compound statement that can run, each with its condition."""
@@ -178,7 +190,7 @@ class _Walk:
         )
         if values is None:
             return
-        values = _Resolve({}, self.module).visit(copy.deepcopy(values))
+        values = _Resolve({}, self.module).visit(_copied(values))
         cases = values.elts if isinstance(values, (ast.List, ast.Tuple, ast.Set)) else [values]
         for case in cases:
             if isinstance(case, ast.Call) and _called(case) == "param":  # pytest.param(*values, id=..., marks=...)
@@ -188,7 +200,7 @@ class _Walk:
             self.shown.setdefault(key, "parametrize case " + ast.unparse(case)[:64])
 
     def _normal(self, node: ast.AST) -> str:
-        return _normal(_Resolve(self.local, self.module).visit(copy.deepcopy(node)))
+        return _normal(_Resolve(self.local, self.module).visit(_copied(node)))
 
 
 class _Resolve(ast.NodeTransformer):
@@ -201,7 +213,7 @@ class _Resolve(ast.NodeTransformer):
         value = self.local.get(node.id) if node.id in self.local else self.module.get(node.id)
         if value is None or not isinstance(node.ctx, ast.Load) or self.depth > 3:
             return node
-        return _Resolve({}, self.module, self.depth + 1).visit(copy.deepcopy(value))
+        return _Resolve({}, self.module, self.depth + 1).visit(_copied(value))
 
 
 def _swallows(handler: ast.ExceptHandler) -> bool:
@@ -308,7 +320,7 @@ class _Names(ast.NodeTransformer):
 
 def _normal(node: ast.AST) -> str:
     if isinstance(node, (ast.stmt, ast.excepthandler, ast.pattern)) or not isinstance(node, ast.expr):
-        return ast.dump(_Names().visit(copy.deepcopy(node)), include_attributes=False)
+        return ast.dump(_Names().visit(_copied(node)), include_attributes=False)
     return ast.dump(_Names().visit(ast.Expression(ast.parse(ast.unparse(node), mode="eval").body)))
 
 

@@ -19,10 +19,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import NamedTuple
 
 from .. import builtin_names, model
 from ..model import Inspection, Violation
+from ..records import NamedTuple
 from . import pyast, special_cases
 from .contract import CheckInput, Findings
 from .job import Job

@@ -8,22 +8,25 @@ scorer runs them. A check never prints, never raises for a finding, and reads gi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, Protocol
 
 from ..model import CommitMessage, Inspection, Justification, Violation
+from ..records import NamedTuple
 from .job import Job
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class Trees(Protocol):
-    """The files of a commit's tree (`rev`), or of the working tree where `rev` may be None."""
+    class Trees(Protocol):
+        """The files of a commit's tree (`rev`), or of the working tree where `rev` may be None."""
 
-    def read_file(self, rev: str | None, path: str) -> bytes | None: ...
+        def read_file(self, rev: str | None, path: str) -> bytes | None: ...
 
-    def read_files(self, rev: str | None, paths: Sequence[str]) -> Mapping[str, bytes | None]: ...
+        def read_files(self, rev: str | None, paths: Sequence[str]) -> Mapping[str, bytes | None]: ...
 
-    def names_under(self, rev: str, directory: str) -> list[str]: ...
+        def names_under(self, rev: str, directory: str) -> list[str]: ...
 
-    def files_at(self, rev: str) -> list[str]: ...
+        def files_at(self, rev: str) -> list[str]: ...
 
 
 class CheckInput(NamedTuple):

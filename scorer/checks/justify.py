@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
 
 from ..manifest.globs import is_glob
 from ..model import ChangedPath, Justification, Violation
+from ..records import NamedTuple
 from .sensitive import SensitiveHit, clean_path
 
 _KEY = re.compile(r"^\s*(blast[-_ ]?radius|justification|rollback)\s*:(.*)$", re.IGNORECASE)

@@ -13,7 +13,6 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
 
 from .. import model, pytest_config
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
@@ -22,6 +21,7 @@ from . import assertions
 from .contract import CheckInput, Findings
 from .job import Job
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
     from ..manifest.load import Manifest
 

@@ -21,16 +21,20 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import NamedTuple, TypeVar
 
 from ..errors import ScoreDiffError
 from ..model import Hunk
+from ..records import NamedTuple
 
 _ROOM = 8000  # frames: a few per level of the deepest tree CPython compiles
 
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _K = TypeVar("_K")
+    _V = TypeVar("_V")
 _TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
 # Blobs that are not Python, kept apart with a far higher bound: a blob id costs ~90 bytes here, and

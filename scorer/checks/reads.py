@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .contract import Trees
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from .contract import Trees
 
 
 class ReadOnce:

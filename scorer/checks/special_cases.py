@@ -19,8 +19,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple
 
+from ..records import NamedTuple
 from . import pyast
 
 SPECIAL = "special-cased-input"

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import fnmatch
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..report import FORMATS
 from .shared import add_gate, add_log_db, add_scope, emit, log_decision, repository, scope_options
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..inspection.git import Repository
 
 HELP = "score the change (the default when no subcommand is given)"

@@ -6,12 +6,14 @@ import argparse
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..report import FORMATS, render
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..inspection.git import Repository
     from ..model import Result
     from ..pipeline import Options

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..model import ChangedPath, Violation
+from ..records import NamedTuple
 
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
     from ..manifest.load import Manifest
 

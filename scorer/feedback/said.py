@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ..model import Violation
+from ..records import NamedTuple
 from .phrases import Scene, at, run_test, shell_path, spec_pass, test_command, undo
 
 Hint = Callable[[Violation, Scene], tuple[str, str]]

@@ -8,22 +8,25 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, NamedTuple, Protocol
 
 from .. import model
 from ..model import AddedText, ChangedPath, Hidden, Hunk, Inspection
+from ..records import NamedTuple
 from . import evidence, gitparse, hidden, worktree
 from .git import Repository
 
 Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
 
 
-class Finish(Protocol):
-    def __call__(self, watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection: ...
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    class Finish(Protocol):
+        def __call__(self, watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection: ...
 
 
 def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection:
@@ -241,6 +244,8 @@ def _staged_versions(
     """
     records = b"".join(f"{s.mode} {s.sha}\t".encode() + os.fsencode(s.path) + b"\0" for s in staged)
     paths = [s.path for s in staged]
+    import tempfile  # only for a staged entry git must read from the object store (issue 29)
+
     with tempfile.TemporaryDirectory(prefix="score-diff-staged-") as scratch:
         index = os.path.join(scratch, "index")
         repo.run("update-index", "-z", "--index-info", stdin=records, index=index)

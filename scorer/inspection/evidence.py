@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 import stat
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from ..model import Hidden
+from ..records import NamedTuple
 from . import gitparse, hidden, worktree
 from .git import Repository, blob_id
 

@@ -18,11 +18,15 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
-from typing import Any, NamedTuple
 
 from .. import model
 from ..errors import GitError
 from ..model import ChangedPath, Hunk
+from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from ..model import FAIL, ChangedPath, Justification, Result, TestOutcome, Violation
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def could_not_score_line(reason: str) -> str:

@@ -9,7 +9,6 @@ whose environment the job does not set, as the backstop.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 
 # Variables the required test inherits; anything else (PYTHONPATH, LD_PRELOAD, GIT_*,
@@ -109,6 +108,8 @@ def program_inside(argv0: str, env: Mapping[str, str], root: str) -> str | None:
     repository (an in-repo virtualenv's bin/, usually ignored): the job can rewrite it unseen."""
     if os.sep in argv0 or (os.altsep and os.altsep in argv0):
         return None  # a path: relative ones are files of the change itself, scored like any other
+    import shutil  # only when a test runs: a scoring reads the environment for its secrets (issue 29)
+
     found = shutil.which(argv0, path=env.get("PATH", ""))
     if found is None:
         return None
