@@ -286,7 +286,7 @@ class Repository(GitProcess):
         the index: what `git commit` records), for every path or only `paths`."""
         revs = ["--cached", old] if cached else [old, *([new] if new else [])]
         where = ["--", *paths] if paths is not None else []
-        return self.start("diff", *revs, *DIFF_ARGS, *where, literal=paths is not None, index=index)
+        return self.start_drained("diff", *revs, *DIFF_ARGS, *where, literal=paths is not None, index=index)
 
     def diff_as_text(self, old: str, new: str | None, paths: Sequence[str], index: str | None = None) -> bytes:
         """The same diff for `paths`, with git's binary guess (and `-diff` attributes) overridden.
