@@ -115,7 +115,9 @@ def test_scan_reports_what_it_reported_before_the_shared_literals(monkeypatch: p
     assert len(new) > len(lines)
     before = Detector.patterns
 
-    def chosen_as_before(self: Detector, text: str | None = None, lower: str | None = None, present: object = None):  # type: ignore[no-untyped-def]
+    def chosen_as_before(
+        self: Detector, text: str | None = None, lower: str | None = None, present: object = None
+    ) -> list[re.Pattern[str]]:
         return before(self, text, None if text is None else text.lower())
 
     monkeypatch.setattr(Detector, "patterns", chosen_as_before)
