@@ -76,8 +76,14 @@ class Repository(GitProcess):
 
     def branch(self) -> str | None:
         """Current branch name, or None when HEAD is detached."""
-        out = self.run("symbolic-ref", "-q", "HEAD", ok=(0, 1))
-        name = out.decode("utf-8", "replace").strip()
+        return self.finish_branch(self.start_branch())
+
+    def start_branch(self) -> subprocess.Popen[bytes]:
+        """`branch` started: git answers while the caller validates the manifest."""
+        return self.start("symbolic-ref", "-q", "HEAD")
+
+    def finish_branch(self, proc: subprocess.Popen[bytes]) -> str | None:
+        name = self.finish(proc, ok=(0, 1)).decode("utf-8", "replace").strip()
         return name[len("refs/heads/") :] if name.startswith("refs/heads/") else None
 
     def resolve(self, ref: str) -> str:
