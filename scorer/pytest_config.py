@@ -45,6 +45,9 @@ _SITE_MODULES = ("sitecustomize", "usercustomize")
 _METADATA_DIRS = (".dist-info", ".egg-info")
 # What the path finder imports as the top-level `site`: importlib.machinery.all_suffixes() and a package.
 _MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
+# What every path loads_implicitly accepts contains (site, sitecustomize, usercustomize, .pth, .dist-info,
+# .egg-info): most paths have none of them, and four searches of the path rule each out (issue 29).
+_IMPLICIT_WORDS = ("site", "customize", ".pth", "-info")
 
 
 def loads_implicitly(path: str) -> bool:
@@ -53,7 +56,10 @@ def loads_implicitly(path: str) -> bool:
     so no place in the tree is safe. `sitecustomize.py`, a `sitecustomize/` package or a sourceless
     `sitecustomize.pyc` all import the same way. Matched ignoring case: importlib.metadata finds
     `X.DIST-INFO` as it finds `x.dist-info`, and macOS and Windows import `SiteCustomize.py`."""
-    parts = path.lower().split("/")
+    lower = path.lower()
+    if not any(word in lower for word in _IMPLICIT_WORDS):
+        return False
+    parts = lower.split("/")
     if parts[-1].endswith(".pth") or _is_site(parts):
         return True
     return any(p.split(".")[0] in _SITE_MODULES or p.endswith(_METADATA_DIRS) for p in parts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from scorer.pytest_config import loads_implicitly
 from scorer.testrun.pytest_configfile import ConfigUnknown, configuration_file, path_arguments
+from tests.testing import pytest_config_reference
 
 
 @pytest.mark.parametrize(
@@ -197,3 +199,17 @@ def test_what_cannot_be_told_from_the_tree_is_unknown(tmp_path: Path, files: dic
 )
 def test_path_arguments_read_as_pytest_reads_them(args: list[str], paths: list[str], config: str | None) -> None:
     assert path_arguments(args) == (paths, config)
+
+
+_PATH_PIECES = ["site", "Site", "SITE", "sitecustomize", "UserCustomize", "customize", "user", ".pth", ".PTH", "pth"]
+_PATH_PIECES += [".dist-info", ".EGG-INFO", "-info", "info", "__init__", ".py", ".pyc", ".so", ".pyd", ".pyw", ".txt"]
+_PATH_PIECES += ["/", "/", ".", "x", "-", "_", "\u0130", "\u212a", "\u017f", "S\u0130TE", "s\u0131te"]
+
+
+def test_loads_implicitly_answers_as_before_its_prefilter() -> None:
+    """Held to the copy from before issue 29's four-search prefilter, on random paths made of the
+    words it looks for, in every casing, beside dotted I, Kelvin sign and long s."""
+    rng = random.Random(29)
+    for _ in range(20000):
+        path = "".join(rng.choice(_PATH_PIECES) for _ in range(rng.randrange(1, 9)))
+        assert loads_implicitly(path) is pytest_config_reference.loads_implicitly(path), path

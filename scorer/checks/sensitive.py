@@ -308,15 +308,17 @@ class _Index:
 
     @functools.lru_cache(maxsize=8192)  # noqa: B019 - one index per process, paths share directories
     def _directory(self, dirs: tuple[str, ...]) -> frozenset[int]:
-        """Rules the directory part of a path names (cached: 5,000 paths share few directories)."""
+        """Rules the directory part of a path names (cached: 5,000 paths share few directories).
+
+        A union over the segments, the first also looked up as a root: so the parent's answer
+        (cached too, and shared by its siblings) plus the last segment's is the whole answer."""
         if not dirs:
             return frozenset()
-        lower = [d.lower() for d in dirs]
-        found = set(self.root_dirs.get(lower[0], ()))
-        for seg in lower:
-            found |= self.dirs.get(seg, set())
+        last = dirs[-1]
+        found = set(self._directory(dirs[:-1]) if len(dirs) > 1 else self.root_dirs.get(last.lower(), ()))
+        found |= self.dirs.get(last.lower(), set())
         if self.words:
-            for token in set().union(*(_dir_tokens(d) for d in dirs)) & self.words.keys():
+            for token in _dir_tokens(last) & self.words.keys():
                 found |= self.words[token]
         return frozenset(found)
 

@@ -56,7 +56,7 @@ def start_worktree(repo: Repository, fence: Sequence[str] = (), since: str | Non
     listing = repo.start_listing()
     ignored = repo.start_ignored()
     filters = repo.start_filter_config()
-    branch = repo.branch()
+    branch = repo.start_branch()
 
     def finish(watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection:
         # The attributes of what the listing and status name are looked up while the diff streams.
@@ -97,7 +97,7 @@ def start_worktree(repo: Repository, fence: Sequence[str] = (), since: str | Non
             repo_root=root,
             head=head,
             base=since,
-            branch=branch,
+            branch=repo.finish_branch(branch),
             changed=tuple(_opaque(changes, proof.filters)),
             added=pieces.build(),
             anomalies=tuple(anomalies),

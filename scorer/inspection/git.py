@@ -76,8 +76,14 @@ class Repository(GitProcess):
 
     def branch(self) -> str | None:
         """Current branch name, or None when HEAD is detached."""
-        out = self.run("symbolic-ref", "-q", "HEAD", ok=(0, 1))
-        name = out.decode("utf-8", "replace").strip()
+        return self.finish_branch(self.start_branch())
+
+    def start_branch(self) -> subprocess.Popen[bytes]:
+        """`branch` started: git answers while the caller validates the manifest."""
+        return self.start("symbolic-ref", "-q", "HEAD")
+
+    def finish_branch(self, proc: subprocess.Popen[bytes]) -> str | None:
+        name = self.finish(proc, ok=(0, 1)).decode("utf-8", "replace").strip()
         return name[len("refs/heads/") :] if name.startswith("refs/heads/") else None
 
     def resolve(self, ref: str) -> str:
@@ -286,7 +292,7 @@ class Repository(GitProcess):
         the index: what `git commit` records), for every path or only `paths`."""
         revs = ["--cached", old] if cached else [old, *([new] if new else [])]
         where = ["--", *paths] if paths is not None else []
-        return self.start("diff", *revs, *DIFF_ARGS, *where, literal=paths is not None, index=index)
+        return self.start_drained("diff", *revs, *DIFF_ARGS, *where, literal=paths is not None, index=index)
 
     def diff_as_text(self, old: str, new: str | None, paths: Sequence[str], index: str | None = None) -> bytes:
         """The same diff for `paths`, with git's binary guess (and `-diff` attributes) overridden.

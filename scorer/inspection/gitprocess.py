@@ -113,6 +113,7 @@ class GitProcess:
         # commit will clean its message with, read only by message_as_stored.
         self._commit_env = {**self._env, **{k: v for k, v in environ.items() if k.startswith("GIT_CONFIG")}}
         self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
+        self._drains: dict[subprocess.Popen[bytes], _Drain] = {}  # whose output threads read as it comes
 
     @property
     def work_tree(self) -> str:
@@ -129,7 +130,15 @@ class GitProcess:
         while self._live:
             proc = self._live.pop()
             proc.kill()
-            proc.communicate()
+            drain = self._drains.pop(proc, None)
+            if drain is None:
+                proc.communicate()
+            else:  # its threads are the pipes' only readers: they end at the killed git's end of file
+                drain.join()
+                proc.wait()
+                for pipe in (proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
 
     def _refuse_another_worktree(self, environ: Mapping[str, str], cwd: str) -> None:
         """git commits from $GIT_DIR and $GIT_WORK_TREE: scoring one tree while git commits
@@ -194,49 +203,36 @@ class GitProcess:
         if proc in self._live:
             self._live.remove(proc)
 
+    def start_drained(self, *args: str, **options: Any) -> subprocess.Popen[bytes]:
+        """`start`, with git's output read into memory from now on: a diff of many megabytes fills
+        even a 1 MiB pipe at once, and git would then wait while Python validates the manifest.
+        `stream` yields what was read meanwhile, and the rest as it comes."""
+        proc = self.start(*args, **options)
+        self._drains[proc] = _Drain(proc)
+        return proc
+
     def stream(self, proc: subprocess.Popen[bytes], seen: Callable[[bytes], object]) -> Iterator[bytes]:
         """A started git call's output as it is written.
 
         Threads drain stdout and stderr (reading releases the GIL), so git never waits for
         Python: it computes the next files while Python parses and checks the last ones.
         """
-        import queue
-        import threading
-
-        stdout, stderr = proc.stdout, proc.stderr
-        assert stdout is not None and stderr is not None
-        chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        errors: list[bytes] = []
-        broken: list[BaseException] = []
-
-        def pump() -> None:
-            try:
-                while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]
-                    chunks.put(chunk)
-            except BaseException as exc:  # a half-read diff must never pass for a whole one
-                broken.append(exc)
-                proc.kill()
-            finally:
-                chunks.put(None)
-
-        threads = [
-            threading.Thread(target=pump, daemon=True),
-            threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        while (chunk := chunks.get()) is not None:
+        drain = self._drains.get(proc)
+        if drain is None:
+            drain = self._drains[proc] = _Drain(proc)
+        while (chunk := drain.chunks.get()) is not None:
             seen(chunk)
             yield chunk
         proc.wait()
-        for thread in threads:
-            thread.join()
-        stdout.close()
-        stderr.close()
+        drain.join()
+        del self._drains[proc]
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
         self._forget(proc)
-        if broken:
-            raise GitError(f"could not read git's output: {broken[0]}")
-        _check(proc, b"".join(errors), (0,))
+        if drain.broken:
+            raise GitError(f"could not read git's output: {drain.broken[0]}")
+        _check(proc, b"".join(drain.errors), (0,))
 
     def run(
         self,
@@ -293,6 +289,42 @@ def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
     if not bare and not top:
         raise GitError(f"{where} is inside a git directory, not a working tree; run in the working tree")
     return top, git_dir, bare
+
+
+class _Drain:
+    """Threads that read a started git call's stdout (in chunks, to a queue) and stderr."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        import queue
+        import threading
+
+        self._proc = proc
+        self.chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()  # None: the end
+        self.errors: list[bytes] = []
+        self.broken: list[BaseException] = []
+        self._threads = [threading.Thread(target=f, daemon=True) for f in (self._pump, self._err)]
+        for thread in self._threads:
+            thread.start()
+
+    def _pump(self) -> None:
+        stdout = self._proc.stdout
+        assert stdout is not None
+        try:
+            while chunk := stdout.read1(1 << 20):  # type: ignore[attr-defined]
+                self.chunks.put(chunk)
+        except BaseException as exc:  # a half-read diff must never pass for a whole one
+            self.broken.append(exc)
+            self._proc.kill()
+        finally:
+            self.chunks.put(None)
+
+    def _err(self) -> None:
+        assert self._proc.stderr is not None
+        self.errors.append(self._proc.stderr.read())
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join()
 
 
 def _grow_pipe(stream: Any) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from ..records import NamedTuple
 from . import secret_values as values
@@ -50,14 +50,23 @@ class Detector(NamedTuple):
     def may_match(self, text: str) -> bool:
         return not self.anchors or any(a in text for a in self.anchors)
 
-    def patterns(self, text: str | None = None, lower: str | None = None) -> list[re.Pattern[str]]:
+    def patterns(
+        self, text: str | None = None, lower: str | None = None, present: Container[str] | None = None
+    ) -> list[re.Pattern[str]]:
         """The patterns worth running over `text` (all of them if None).
 
         `lower` is `text.lower()`: one search there rules out every spelling of a part's
         literal at once (token, Token, TOKEN), where each absent literal costs a full pass.
+        `present`, if given, answers `literal in text` for every literal (`detectors.Literals`,
+        shared by all detectors of one scan); the same patterns, chosen by the same literals.
         """
         if text is None:
             return [self.pattern, *(_compiled(s) for _, s in self.more)]
+        if present is not None:
+            if not self.more:
+                return [self.pattern] if not self.anchors or any(a in present for a in self.anchors) else []
+            parts = ((self.anchors[0], self.source), *self.more)
+            return [_compiled(source) for literal, source in parts if literal in present]
         if not self.more:
             return [self.pattern] if self.may_match(text) else []
         found: list[re.Pattern[str]] = []

@@ -102,11 +102,53 @@ def scan(
     not honoured: the job under review could add them itself.
     """
     found: dict[tuple[str, int, str], Violation] = {}
-    lower = added.text.lower()
+    present = Literals(added.text)
     for detector in DETECTORS:
         if detector.id not in disabled:
-            found.update(_scan_one(detector, added, allowed_fingerprints, found, lower))
+            found.update(_scan_one(detector, added, allowed_fingerprints, found, present))
     return sorted(found.values(), key=lambda v: (v.path or "", v.line or 0))
+
+
+class Literals:
+    """Which literals occur in one text: `literal in Literals(text)` is `literal in text`, in fewer passes.
+
+    A literal without a newline lies within one line, so the text's distinct lines answer for it
+    (a line added in a hundred places is searched once); one search of their lower-cased spelling
+    rules out every casing of an ASCII literal at once (token, Token, TOKEN); and each answer is
+    kept, so detectors that share a literal (curl, wget) search for it once.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: str | None = None
+        self._lower: str | None = None
+        self._found: dict[str, bool] = {}  # literal -> in the text
+        self._folded: dict[str, bool] = {}  # lower-cased literal -> in the lower-cased text
+
+    def __contains__(self, literal: object) -> bool:
+        if not isinstance(literal, str):
+            return False
+        known = self._found.get(literal)
+        if known is None:
+            known = self._found[literal] = self._search(literal)
+        return known
+
+    def _search(self, literal: str) -> bool:
+        if "\n" in literal:  # may span lines: only the text itself can say
+            return literal in self._text
+        if self._lines is None:
+            lines = self._text.split("\n")
+            distinct = dict.fromkeys(lines)
+            self._lines = self._text if len(distinct) == len(lines) else "\n".join(distinct)
+        if literal.isascii():  # each character lower-cases on its own: a literal's folding is in the folded text
+            folded = literal.lower()
+            if folded not in self._folded:
+                if self._lower is None:
+                    self._lower = self._lines.lower()
+                self._folded[folded] = folded in self._lower
+            if not self._folded[folded]:
+                return False
+        return literal in self._lines
 
 
 def _scan_one(
@@ -114,12 +156,13 @@ def _scan_one(
     added: AddedText,
     allowed: frozenset[str],
     seen: dict[tuple[str, int, str], Violation],
-    lower: str | None = None,
+    present: Literals | None = None,
 ) -> dict[tuple[str, int, str], Violation]:
     """One detector's violations, keyed so a token inside a credentialed URL reports once."""
     found: dict[tuple[str, int, str], Violation] = {}
     hits = 0
-    matches = (m for pattern in detector.patterns(added.text, lower) for m in added.search(pattern))
+    patterns = detector.patterns(added.text, present=Literals(added.text) if present is None else present)
+    matches = (m for pattern in patterns for m in added.search(pattern))
     for m in matches:
         checked = _check(detector, m, allowed)
         if checked is None:

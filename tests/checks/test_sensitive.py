@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import collections
+import random
 from pathlib import Path
 
 import pytest
 
-from scorer.checks.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, classify, clean_path
+from scorer.checks.sensitive import CATEGORIES, MANIFEST_CATEGORY, SENSITIVE, _index, classify, clean_path
+from tests.testing import sensitive_reference
 
 FLAGGED = [
     # gate-config
@@ -365,3 +367,22 @@ def test_docs_list_every_category_and_pattern() -> None:
         if item not in doc
     ]
     assert missing == []
+
+
+def test_a_directory_names_the_rules_it_named_before_parents_were_shared() -> None:
+    """`_Index._directory` builds on its parent's cached answer (issue 29); held to the copy that
+    looked at every segment (tests/testing/sensitive_reference.py) on random directories made of
+    the table's own names and words, in every casing, joined and camel-cased."""
+    index = _index()
+    words = [*index.root_dirs, *index.dirs, *index.words, *(w for want, _ in index.multi_dirs for w in want)]
+    words += ["src", "lib", "x", "", "."]
+    rng = random.Random(29)
+
+    def segment() -> str:
+        parts = [rng.choice(words) for _ in range(rng.randrange(1, 3))]
+        text = rng.choice(["", "_", "-", "."]).join(parts)
+        return rng.choice([text, text.upper(), text.title(), text.capitalize()])
+
+    for _ in range(5000):
+        dirs = tuple(segment() for _ in range(rng.randrange(1, 6)))
+        assert index._directory(dirs) == sensitive_reference.directory(dirs), dirs

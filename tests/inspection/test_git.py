@@ -885,3 +885,19 @@ def test_clean_filter_drivers(base: GitRepo, key: str, value: str, fires: bool, 
         assert key in out.report["violations"][0]["message"]
     else:
         assert passed(out), out.text
+
+
+def test_the_branch_is_read_while_the_manifest_is_validated(repo: GitRepo) -> None:
+    """start_worktree starts `symbolic-ref` and its finish reads the answer (issue 29): the same
+    answer `Repository.branch` gives, on a branch and detached."""
+    from scorer.inspection.changes import inspect_worktree
+    from scorer.inspection.git import Repository
+
+    repo.write("a.txt")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "agent-x")
+    git = Repository(repo.root)
+    assert inspect_worktree(git).branch == git.branch() == "agent-x"
+    repo.git("checkout", "-q", "--detach")
+    assert inspect_worktree(git).branch is git.branch() is None
+    assert not git._live
