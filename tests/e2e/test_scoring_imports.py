@@ -9,14 +9,12 @@ module added to a scoring is a visible diff of this file, to be justified in its
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.testing.repo import GitRepo
+import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.testing import imports
+from tests.testing.repo import GitRepo
 
 # importlib.import_module is not timed by -X importtime: scorer.commands.score (main.COMMANDS) and
 # scorer.report.text (report.FORMATS) are loaded but not listed, and scorer.commands only as their parent.
@@ -98,26 +96,10 @@ NEVER += ["decimal", "scorer.testrun.run", "scorer.testrun.checkout"]
 NEVER += ["scorer.feedback", "scorer.feedback.hints"]
 
 
-def _importtime(argv: list[str], repo: GitRepo) -> tuple[int, str, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(repo.scratch)}
-    proc = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True, env=env, cwd=repo.root)
-    names = [
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.decode().splitlines()
-        if line.startswith("import time:") and "imported package" not in line
-    ]
-    return proc.returncode, proc.stdout.decode(), names
-
-
 def imported(repo: GitRepo, manifest: Path) -> tuple[int, str, list[str]]:
-    """Score as a hook does, in a fresh interpreter; (exit code, stdout, modules score-diff imported).
-
-    What the interpreter imports before score-diff runs is not score-diff's (a `.pth` file may
-    import certifi, as on CI's machine): what `python -c pass` imports there is left out.
-    """
-    startup = set(_importtime(["-c", "pass"], repo)[2])
-    code, out, names = _importtime(["-m", "scorer", "--skip-test", "--manifest", str(manifest)], repo)
-    return code, out, [n for n in names if n not in startup]
+    """Score as a hook does, in a fresh interpreter; (exit code, stdout, modules score-diff imported
+    beyond the interpreter's own start-up: tests/testing/imports.py)."""
+    return imports.imported(repo, ["-m", "scorer", "--skip-test", "--manifest", str(manifest)])
 
 
 def test_a_skip_test_scoring_imports_only_these(committed: GitRepo) -> None:
@@ -126,9 +108,8 @@ def test_a_skip_test_scoring_imports_only_these(committed: GitRepo) -> None:
     committed.write("allowed/notes.txt", "a note\n")
     code, out, names = imported(committed, manifest)
     assert (code, out.splitlines()[-1]) == (0, "RESULT: PASS (with test skipped)")
-    assert sorted({n for n in names if n == "scorer" or n.startswith("scorer.")}) == SCORING
-    third_party = sorted({n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"scorer"})
-    assert [n for n in third_party if not n.startswith("_")] == []
+    assert imports.ours(names) == SCORING
+    assert imports.third_party(names) == []
     assert [n for n in NEVER if n in names] == []
 
 
@@ -141,20 +122,23 @@ def test_a_fail_still_loads_its_hints(committed: GitRepo) -> None:
     assert "scorer.feedback.hints" in names
 
 
-def test_a_changed_pyproject_is_still_parsed(committed: GitRepo) -> None:
-    """tomllib is imported where pytest's section is read: a change to pyproject.toml still is."""
+@pytest.mark.parametrize(
+    ("pyproject", "exit_code", "last", "code"),
+    [
+        pytest.param(
+            '[tool.pytest.ini_options]\naddopts = "-q"\n', 1, "RESULT: FAIL", "test-config-changed", id="pytest"
+        ),
+        pytest.param('[project]\nname = "x"\n', 0, "RESULT: PASS (with test skipped)", None, id="not-pytest"),
+    ],
+)
+def test_a_changed_pyproject_is_still_parsed(
+    committed: GitRepo, pyproject: str, exit_code: int, last: str, code: str | None
+) -> None:
+    """tomllib is imported where pytest's section is read: a change to pyproject.toml is still parsed,
+    and fails test-config-changed exactly when its pytest section changed."""
     manifest = committed.manifest(allowed_paths=["allowed/**", "pyproject.toml"])
-    committed.write("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-q"\n')
-    code, out, names = imported(committed, manifest)
-    assert (code, out.splitlines()[-1]) == (1, "RESULT: FAIL")
-    assert "FAIL [test-config-changed] pyproject.toml:" in out  # its pytest section was read
-    assert "tomllib" in names
-
-
-def test_a_change_to_pyproject_outside_pytest_is_parsed_and_passes(committed: GitRepo) -> None:
-    """The same parse finds no pytest section: PASS, and tomllib was still what read it."""
-    manifest = committed.manifest(allowed_paths=["allowed/**", "pyproject.toml"])
-    committed.write("pyproject.toml", '[project]\nname = "x"\n')
-    code, out, names = imported(committed, manifest)
-    assert (code, out.splitlines()[-1]) == (0, "RESULT: PASS (with test skipped)")
+    committed.write("pyproject.toml", pyproject)
+    got, out, names = imported(committed, manifest)
+    assert (got, out.splitlines()[-1]) == (exit_code, last)
+    assert ("FAIL [test-config-changed] pyproject.toml:" in out) == (code is not None), out
     assert "tomllib" in names

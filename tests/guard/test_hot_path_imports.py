@@ -9,14 +9,9 @@ commit, and one removed shortens it.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
+from tests.testing import imports
 from tests.testing.repo import GitRepo
-
-ROOT = Path(__file__).resolve().parents[2]
 
 WRITE_PATH = [
     "scorer",
@@ -70,30 +65,11 @@ PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git",
 PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)
 
 
-def _importtime(argv: list[str], repo: GitRepo, stdin: bytes) -> tuple[int, str, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(repo.scratch)}
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, env=env, cwd=repo.root
-    )
-    names = [
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.decode().splitlines()
-        if line.startswith("import time:") and "imported package" not in line
-    ]
-    return proc.returncode, proc.stdout.decode(), names
-
-
 def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[int, str, list[str]]:
-    """Run the hook as an agent does, in a fresh interpreter; (exit code, stdout, modules score-diff imported).
-
-    What the interpreter imports before score-diff runs is not score-diff's: a `.pth` file in
-    site-packages may import certifi (and with it importlib.resources, zipfile and threading), as on
-    CI's machine. Those names are what `python -c pass` imports in the same environment, and are left out.
-    """
-    startup = set(_importtime(["-c", "pass"], repo, b"")[2])
+    """Run the hook as an agent does, in a fresh interpreter; (exit code, stdout, modules score-diff
+    imported beyond the interpreter's own start-up: tests/testing/imports.py)."""
     argv = ["-m", "scorer", "guard", "--agent", "claude", *extra]
-    code, out, names = _importtime(argv, repo, json.dumps(payload).encode())
-    return code, out, [n for n in names if n not in startup]
+    return imports.imported(repo, argv, json.dumps(payload).encode())
 
 
 def _write(repo: GitRepo) -> dict[str, object]:
@@ -111,10 +87,8 @@ def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
     manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
     code, out, names = imported(committed, _write(committed), "--manifest", str(manifest), "--no-log")
     assert (code, out) == (0, "")  # allowed
-    ours = sorted({n for n in names if n == "scorer" or n.startswith("scorer.")})
-    assert ours == WRITE_PATH
-    third_party = sorted({n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"scorer"})
-    assert [n for n in third_party if not n.startswith("_")] == []
+    assert imports.ours(names) == WRITE_PATH
+    assert imports.third_party(names) == []
     assert [n for n in NEVER if n in names] == []
 
 

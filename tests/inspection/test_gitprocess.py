@@ -23,12 +23,17 @@ def _big_change(repo: GitRepo) -> None:
         repo.write(f"f{i}.txt", "".join(f"changed {n} of file {i}\n" for n in range(40000)))
 
 
-def test_a_started_diff_runs_to_its_end_before_anyone_reads_it(repo: GitRepo) -> None:
+def _started_diff(repo: GitRepo) -> tuple[Repository, subprocess.Popen[bytes]]:
+    """A diff of several pipes' worth, started and not yet read."""
     _big_change(repo)
     git = Repository(repo.root)
     head = git.head()
     assert head is not None
-    proc = git.start_diff(head)
+    return git, git.start_diff(head)
+
+
+def test_a_started_diff_runs_to_its_end_before_anyone_reads_it(repo: GitRepo) -> None:
+    git, proc = _started_diff(repo)
     proc.wait(timeout=120)  # without the drain git would stop at a full pipe and never exit
     seen = hashlib.sha256()
     out = b"".join(git.stream(proc, seen.update))
@@ -48,22 +53,14 @@ def test_a_drained_call_that_fails_is_an_error(repo: GitRepo) -> None:
 
 
 def test_close_stops_a_drained_call_nobody_read(repo: GitRepo) -> None:
-    _big_change(repo)
-    git = Repository(repo.root)
-    head = git.head()
-    assert head is not None
-    proc = git.start_diff(head)
+    git, proc = _started_diff(repo)
     git.close()
     assert proc.returncode is not None
     assert not git._live and not git._drains
 
 
 def test_close_stops_a_drained_call_read_in_part(repo: GitRepo) -> None:
-    _big_change(repo)
-    git = Repository(repo.root)
-    head = git.head()
-    assert head is not None
-    proc = git.start_diff(head)
+    git, proc = _started_diff(repo)
     chunks = git.stream(proc, lambda _: None)
     assert next(chunks)
     git.close()
