@@ -14,11 +14,12 @@ Standard library only, and no sqlite3: the guard's hook appends a row without im
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from . import jsontext
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def spare_journal(db_path: Path, state_home: str | None) -> Path | None:
 def encode(row: dict[str, Any]) -> bytes:
     # Framed by a newline on both sides: a write cut short by a full disk leaves one bad line,
     # which the reader skips, and the next row still starts on a line of its own.
-    return b"\n" + json.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+    return b"\n" + jsontext.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def append(path: str | os.PathLike[str], data: bytes) -> None:
@@ -138,7 +139,7 @@ def rows(path: Path) -> list[dict[str, Any]]:
     found = []
     for line in data.split(b"\n"):
         try:
-            row = json.loads(line) if line.strip() else None
+            row = jsontext.loads(line) if line.strip() else None
         except ValueError:
             continue
         if isinstance(row, dict) and isinstance(row.get("row_uid"), str):

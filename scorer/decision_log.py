@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import collections
 import functools
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 
 from . import decision_journal as journal
+from . import jsontext
 from .errors import ScoreDiffError
 from .secrets.redaction import redact, redact_with_counts
 
@@ -140,8 +140,8 @@ def _guard_values(row: dict[str, Any]) -> dict[str, Any]:
     values = {k: (_r(v) if isinstance(v, str) else v) for k, v in row.items() if k in (*_COLUMNS, *_ADDED)}
     values.setdefault("gate", "guard")
     if isinstance(row.get("paths"), (list, tuple)):
-        values["paths"] = json.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
-    values["violations"] = json.dumps(row.get("violations", []), ensure_ascii=False)
+        values["paths"] = jsontext.dumps([_r(str(p)) for p in row["paths"]], ensure_ascii=False)
+    values["violations"] = jsontext.dumps(row.get("violations", []), ensure_ascii=False)
     values.setdefault("time", _now())
     values["row_uid"] = _uid()
     return values
@@ -273,7 +273,7 @@ def _row(result: Result) -> tuple[Any, ...]:
     return (
         _r(result.started_at) or _now(), _r(result.job_id), result.mode, _r(result.base), _r(result.head),
         _r(result.manifest_sha256), result.verdict, result.exit_code, int(result.shadow),
-        json.dumps(violations, ensure_ascii=False), float(result.duration_s), result.version,
+        jsontext.dumps(violations, ensure_ascii=False), float(result.duration_s), result.version,
     )  # fmt: skip
 
 
@@ -381,9 +381,9 @@ def _read_db(
 def _record(names: tuple[str, ...], row: tuple[Any, ...]) -> dict[str, Any]:
     record = dict(zip(names, row, strict=True))
     record["shadow"] = bool(record["shadow"])
-    record["violations"] = json.loads(record["violations"])
+    record["violations"] = jsontext.loads(record["violations"])
     if record.get("paths"):
-        record["paths"] = json.loads(record["paths"])
+        record["paths"] = jsontext.loads(record["paths"])
     if record.get("mode") != "guard":  # a scoring row: the guard's columns mean nothing there
         for name in GUARD_COLUMNS:
             record.pop(name, None)
@@ -435,6 +435,8 @@ def _guard_lines(r: dict[str, Any]) -> list[str]:
 
 
 def _format_json(records: list[dict[str, Any]]) -> str:
+    import json  # the export only: indented
+
     from .report.escape import json_safe
 
     return json_safe(json.dumps(records, indent=2, ensure_ascii=False)) + "\n"
@@ -521,7 +523,9 @@ def export(db_path: Path, out_path: Path) -> collections.Counter[str]:
     # Each string is scrubbed on its own, before JSON escaping could hide a boundary.
     from .report.escape import json_safe
 
-    lines = [json_safe(json.dumps(_scrub_value(r, counts), ensure_ascii=False)) + "\n" for r in reversed(read(db_path))]
+    lines = [
+        json_safe(jsontext.dumps(_scrub_value(r, counts), ensure_ascii=False)) + "\n" for r in reversed(read(db_path))
+    ]
     try:
         out_path.write_text("".join(lines), encoding="utf-8")
     except OSError as e:

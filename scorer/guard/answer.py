@@ -9,8 +9,7 @@ which looks the agent up by name. An unknown agent gets the strictest answer (Co
 
 from __future__ import annotations
 
-import json
-
+from .. import jsontext
 from ..records import NamedTuple
 from .decide import ASK, DENY, Decision
 
@@ -58,4 +57,4 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any]:
 
 def with_json(body: dict[str, Any], reason: str, code: int) -> Answer:
     """The body on stdout and the reason on stderr, with `code`."""
-    return Answer(json.dumps(body) + "\n", reason + "\n", code, body)
+    return Answer(jsontext.dumps(body) + "\n", reason + "\n", code, body)

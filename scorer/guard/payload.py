@@ -12,9 +12,9 @@ never guessed at.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 
+from .. import jsontext
 from ..records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
@@ -81,7 +81,7 @@ def parse_json(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_PAYLOAD_BYTES:
         raise PayloadError(f"payload of {len(raw)} bytes is larger than {MAX_PAYLOAD_BYTES}")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = jsontext.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
         raise PayloadError(f"payload is not valid JSON ({str(exc)[:120]})") from exc
     if not isinstance(data, dict):

@@ -173,15 +173,14 @@ def session_start(loaded: Loaded, agent: str) -> Answer | None:
     """Claude Code's SessionStart: the fence (`score-diff fence`) as `additionalContext`, so the agent
     knows it before its first write (https://code.claude.com/docs/en/hooks#sessionstart). Other
     agents get the normal answer."""
-    import json
-
+    from .. import jsontext
     from ..feedback.fence import fence_facts, render_markdown
 
     if agent != CLAUDE:
         return None
     context = render_markdown(fence_facts(loaded.fence.job.manifest, loaded.fence.manifest_rel))
     body = {"hookSpecificOutput": {"hookEventName": SESSION_START, "additionalContext": context}}
-    return Answer(json.dumps(body) + "\n", "", 0, body)
+    return Answer(jsontext.dumps(body) + "\n", "", 0, body)
 
 
 def _decide(call: ToolCall, loaded: Loaded, git_dir: str) -> Decision:

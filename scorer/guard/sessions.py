@@ -12,11 +12,11 @@ It is bounded, read only when it is a regular file, and rewritten atomically und
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Mapping
 
+from .. import jsontext
 from ..records import NamedTuple
 
 MAX_SESSIONS = 256
@@ -40,7 +40,7 @@ def _load(path: str) -> dict[str, object]:
 
     raw = read_regular(path, MAX_BYTES)
     try:
-        data = json.loads(raw.decode("utf-8")) if raw else {}
+        data = jsontext.loads(raw.decode("utf-8")) if raw else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -73,7 +73,7 @@ def pin(session: str, found: Pinned, environ: Mapping[str, str]) -> None:
         if len(data) > MAX_SESSIONS:
             for key in sorted(data, key=lambda k: _at(data[k]))[: len(data) - MAX_SESSIONS]:
                 del data[key]
-        write_replacing(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+        write_replacing(path, jsontext.dumps(data, sort_keys=True).encode("utf-8"))
 
 
 def _at(entry: object) -> float:

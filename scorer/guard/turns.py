@@ -12,11 +12,11 @@ until a deadline and the file is read only when it is a regular file (safeio.py)
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Iterator
 
+from .. import jsontext
 from ..records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
@@ -54,7 +54,7 @@ def _load(path: str) -> dict[str, Any]:
 
     raw = read_regular(path, MAX_STATE_BYTES)
     try:
-        data = json.loads(raw.decode("utf-8")) if raw is not None else {}
+        data = jsontext.loads(raw.decode("utf-8")) if raw is not None else {}
     except (UnicodeDecodeError, ValueError, RecursionError):
         return {}  # no state (or a damaged one) grants nothing: every sensitive path prompts again
     return data if isinstance(data, dict) else {}
@@ -66,7 +66,7 @@ def _save(path: str, data: dict[str, Any]) -> None:
     if len(data) > MAX_SESSIONS:
         for key in sorted(data, key=lambda k: data[k].get("at", 0))[: len(data) - MAX_SESSIONS]:
             del data[key]
-    write_replacing(path, json.dumps(data, sort_keys=True).encode("utf-8"))
+    write_replacing(path, jsontext.dumps(data, sort_keys=True).encode("utf-8"))
 
 
 def _entry(data: dict[str, Any], session: str) -> dict[str, Any]:

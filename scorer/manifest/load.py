@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from collections.abc import Iterable
 
-from .. import digest
+from .. import digest, jsontext
 from ..errors import ManifestError
 from ..records import NamedTuple
 from . import globs
@@ -121,7 +120,7 @@ def schema_problems(errors: Iterable[SchemaError], known: list[str]) -> str | No
 
 
 def _validate_schema(data: Any) -> None:
-    validator = Validator(json.loads(schema_text(SCHEMA_NAME)))
+    validator = Validator(jsontext.loads(schema_text(SCHEMA_NAME)))
     problems = schema_problems(validator.errors(data), list(validator.schema["properties"]))
     if problems:
         raise ManifestError(problems)
@@ -221,8 +220,10 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     Pure in its arguments, so the answer for the same bytes is kept in this process's memory
     (the sidecar's, where the job cannot write); an error is never kept."""
     try:
-        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = jsontext.loads(
+            raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants
+        )
+    except (UnicodeDecodeError, jsontext.JSONDecodeError) as exc:
         raise ManifestError(f"{source}: not valid JSON ({exc})") from exc
     except ManifestError as exc:
         raise ManifestError(f"{source}: {exc}") from exc

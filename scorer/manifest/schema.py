@@ -10,10 +10,10 @@ manifests, and checks the shipped schema uses no other keyword.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 
+from .. import jsontext
 from ..records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
@@ -176,4 +176,4 @@ def _understood(schema: Any, root: dict[str, Any], where: str) -> None:
 
 
 def validator_for(text: str) -> Validator:
-    return Validator(json.loads(text))
+    return Validator(jsontext.loads(text))

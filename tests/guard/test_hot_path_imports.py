@@ -41,6 +41,7 @@ WRITE_PATH = [
     "scorer.guard.turns",
     "scorer.inspection",
     "scorer.inspection.gitprocess",  # issue 21; issue 29: git.py (the queries) only when the fence is in the repository
+    "scorer.jsontext",  # issue 29: json's own C scanner and encoder, without json's modules and their patterns
     "scorer.manifest",
     "scorer.manifest.globs",
     "scorer.manifest.jobs",
@@ -60,6 +61,7 @@ NEVER = ["argparse", "asyncio", "sqlite3", "email", "http", "ast", "xml", "tree_
 NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempfile", "datetime", "secrets"]  # issue 29
 NEVER += ["hashlib", "_hashlib", "base64"]
 NEVER += ["typing", "pathlib", "urllib", "ipaddress"]  # issue 29: records.NamedTuple, TYPE_CHECKING = False, os.path
+NEVER += ["json", "json.decoder", "json.scanner", "json.encoder"]  # issue 29: scorer.jsontext
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
 PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)
@@ -89,6 +91,16 @@ def test_the_write_path_imports_only_these(committed: GitRepo) -> None:
     assert (code, out) == (0, "")  # allowed
     assert imports.ours(names) == WRITE_PATH
     assert imports.third_party(names) == []
+    assert [n for n in NEVER if n in names] == []
+
+
+def test_a_logged_write_reads_and_writes_its_json_without_json(committed: GitRepo) -> None:
+    """The payload, the manifest, the session's state and the journal's row all go through scorer.jsontext."""
+    manifest = committed.manifest(allowed_paths=["allowed/**"])
+    log = ["--manifest", str(manifest), "--log-db", str(committed.scratch / "log.sqlite3")]
+    code, out, names = imported(committed, _write(committed), *log)
+    assert (code, out) == (0, "")
+    assert "scorer.decision_journal" in names and (committed.scratch / "log.sqlite3.rows").exists()
     assert [n for n in NEVER if n in names] == []
 
 

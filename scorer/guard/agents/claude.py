@@ -118,6 +118,6 @@ def answer(decision: Decision, event: str) -> Answer:
 
 
 def json_line(body: dict[str, Any]) -> str:
-    import json
+    from ... import jsontext
 
-    return json.dumps(body) + "\n"
+    return jsontext.dumps(body) + "\n"
