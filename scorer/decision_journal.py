@@ -16,8 +16,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from . import jsontext
 
@@ -159,25 +157,42 @@ def pending(journals: list[Path]) -> list[dict[str, Any]]:
     return out
 
 
-@contextmanager
-def folding(journal: Path) -> Iterator[Path | None]:
-    """The file of `journal`'s rows to fold now, under the one folder's lock; None when there is
-    nothing to fold or another process is folding (the rows are then its to fold). The caller
-    removes the file once its rows are committed."""
-    if not journal.exists() and not folding_path(journal).exists():
-        yield None
-        return
-    lock_path = f"{journal}.lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise JournalError(errno.EINVAL, "not a regular file", str(lock_path))
-        if not _flock(fd, wait=False):
-            yield None
-            return
-        yield _set_aside(journal)
-    finally:
-        os.close(fd)
+def folding(journal: Path) -> Folding:
+    """For a `with` block: the file of `journal`'s rows to fold now, under the one folder's lock;
+    None when there is nothing to fold or another process is folding (the rows are then its to
+    fold). The caller removes the file once its rows are committed."""
+    return Folding(journal)
+
+
+class Folding:
+    """`folding`'s `with` block: the lock is held until the block ends. A class, not
+    contextlib.contextmanager, so a guard row's append imports no contextlib (issue 29)."""
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.fd = -1
+
+    def __enter__(self) -> Path | None:
+        journal = self.journal
+        if not journal.exists() and not folding_path(journal).exists():
+            return None
+        lock_path = f"{journal}.lock"
+        self.fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+                raise JournalError(errno.EINVAL, "not a regular file", str(lock_path))
+            return _set_aside(journal) if _flock(self.fd, wait=False) else None
+        except BaseException:  # the lock is not left held when the block never starts
+            self._close()
+            raise
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def _set_aside(journal: Path) -> Path | None:

@@ -15,8 +15,7 @@ import collections
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Mapping
 
 from . import decision_journal as journal
 from . import jsontext
@@ -242,11 +241,12 @@ def _insert_rows(db_path: str | os.PathLike[str], rows: list[dict[str, Any]], bu
     """Every row in one transaction; a row already there (same row_uid: a fold that died after its
     commit) is not inserted twice."""
     import sqlite3
+    from contextlib import closing
 
     known = {*_COLUMNS, *_ADDED, *JOURNAL_COLUMNS}
     with (
         closing(sqlite3.connect(db_path, timeout=busy_timeout_s, isolation_level=None)) as conn,
-        _immediate(conn),
+        _Immediate(conn),
     ):
         _ensure_schema(conn)
         for row in rows:
@@ -277,17 +277,21 @@ def _row(result: Result) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-@contextmanager
-def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction that takes the write lock up front, so two writers never deadlock."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+class _Immediate:
+    """One write transaction that takes the write lock up front, so two writers never deadlock; rolled
+    back if its block raises. A class: contextlib is not imported where a guard row is written (issue 29)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        elif self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
@@ -355,6 +359,7 @@ def _read_db(
     db_path: Path, job: str | None, limit: int | None, verdict: str | None
 ) -> list[tuple[str | None, dict[str, Any]]]:
     import sqlite3
+    from contextlib import closing
 
     if not db_path.is_file():
         return []

@@ -9,7 +9,6 @@ file is also judged by what it is (`same_files`: a hard link to a protected file
 
 from __future__ import annotations
 
-import contextlib
 import os
 import posixpath
 import stat
@@ -91,10 +90,12 @@ def same_files(real: str, root_real: str, limit: int = 50_000) -> list[str] | No
             full = os.path.join(dirpath, name)
             if full == real:
                 continue
-            with contextlib.suppress(OSError):
+            try:
                 other = os.lstat(full)
-                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                    found.append(full)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                found.append(full)
     return found if len(found) + 1 >= st.st_nlink else None
 
 

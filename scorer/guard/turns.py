@@ -11,10 +11,8 @@ until a deadline and the file is read only when it is a regular file (safeio.py)
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
 
 from .. import jsontext
 from ..records import NamedTuple
@@ -22,6 +20,8 @@ from ..records import NamedTuple
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     from typing import Any
+
+    from .safeio import Lock
 
 MAX_SESSIONS = 64
 MAX_PATHS = 256
@@ -39,14 +39,12 @@ def state_path(git_dir: str) -> str:
     return os.path.join(git_dir, "score-diff", "guard-turns.json")  # os.path: pathlib is no import of the hook's
 
 
-@contextlib.contextmanager
-def _locked(path: str) -> Iterator[None]:
+def _locked(path: str) -> Lock:
     """The state's lock, waited for until safeio's deadline: the job can hold it itself."""
     from .safeio import locked
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with locked(path + ".lock", "the guard's turn-state"):
-        yield
+    return locked(path + ".lock", "the guard's turn-state")
 
 
 def _load(path: str) -> dict[str, Any]:

@@ -65,12 +65,18 @@ NEVER += ["json", "json.decoder", "json.scanner", "json.encoder"]  # issue 29: s
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
 PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)
+PINNED_NEVER += ["contextlib"]  # issue 29: the locks and the fold are classes (subprocess imports contextlib)
+
+
+# What the `score-diff` console script runs (its `re.sub` on argv[0] aside: re is on the Write path
+# anyway), not `python -m scorer`: runpy imports importlib.util and contextlib, which users never pay.
+CONSOLE_SCRIPT = "import sys; from scorer.entry import main; sys.argv[0] = 'score-diff'; sys.exit(main())"
 
 
 def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[int, str, list[str]]:
     """Run the hook as an agent does, in a fresh interpreter; (exit code, stdout, modules score-diff
     imported beyond the interpreter's own start-up: tests/testing/imports.py)."""
-    argv = ["-m", "scorer", "guard", "--agent", "claude", *extra]
+    argv = ["-c", CONSOLE_SCRIPT, "guard", "--agent", "claude", *extra]
     return imports.imported(repo, argv, json.dumps(payload).encode())
 
 
