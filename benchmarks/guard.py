@@ -4,7 +4,8 @@
 
 On the generated repository of --size: `python -c pass` (interpreter start-up), one
 `git rev-parse` (the one git call the guard needs to find the repository), the guard as a
-command hook on a Write payload (a new process per call, as Claude Code and Codex run it),
+command hook on a Write payload (a new process per call, as Claude Code and Codex run it:
+the `score-diff` console script beside this interpreter, what `score-diff guard install` writes),
 and the same payload POSTed to `score-diff serve` (its own process, on a loopback port) on a
 fresh connection per request: by one client, and by ten clients at once (each of the ten
 requests of a burst is one sample). Each round runs every row once, so load from other work
@@ -89,6 +90,14 @@ def start_sidecar(argv: list[str], cwd: str) -> tuple[subprocess.Popen[str], int
     return proc, int(line.split("127.0.0.1:")[1].split("/")[0])
 
 
+def installed_command() -> list[str]:
+    """What `score-diff guard install` has an agent run: the `score-diff` console script of this
+    interpreter's environment, as users install it (its wrapper imports re; `python -m scorer`
+    would add runpy's imports instead). `-m scorer` only where no console script is installed."""
+    script = Path(sys.executable).parent / ("score-diff.exe" if os.name == "nt" else "score-diff")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "scorer"]
+
+
 def tracked_copy(repo: str, manifest: Path) -> str:
     """A clone of the repository with the manifest committed at its root as job_manifest.json."""
     work = Path(tempfile.mkdtemp()) / "tracked"
@@ -139,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = hook_payload("Bash", {"command": "pytest -q"})
     log_db = str(Path(tempfile.mkdtemp()) / "bench.sqlite3")
     fence = [] if args.tracked else ["--manifest", str(gen.manifest)]
-    guard = [sys.executable, "-m", "scorer", "guard", "--agent", "claude", *fence, "--log-db", log_db]
+    guard = [*installed_command(), "guard", "--agent", "claude", *fence, "--log-db", log_db]
     commands = {
         "python -c pass": ([sys.executable, "-c", "pass"], b""),
         "git rev-parse": (["git", "-C", repo, "rev-parse", "--show-toplevel", "--absolute-git-dir"], b""),
@@ -148,10 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     commands["guard, Bash known (git status)"] = (guard, known)
     commands["guard, Bash unknown (pytest -q)"] = (guard, unknown)
     if args.baseline is not None and args.baseline.is_file():  # an installed console script
-        before = [str(args.baseline), *guard[3:]]
+        before = [str(args.baseline), *guard[guard.index("guard") :]]
     elif args.baseline is not None:  # the same hook from another checkout, first on sys.path
         first = f"import sys; sys.path.insert(0, {str(args.baseline.resolve())!r}); from scorer.entry import main; "
-        before = [sys.executable, "-c", first + "sys.argv[0] = 'score-diff'; raise SystemExit(main())", *guard[3:]]
+        script = first + "sys.argv[0] = 'score-diff'; raise SystemExit(main())"
+        before = [sys.executable, "-c", script, *guard[guard.index("guard") :]]
     if args.baseline is not None:
         commands["guard (command hook), baseline"] = (before, payload)
         commands["guard, Bash known, baseline"] = (before, known)
