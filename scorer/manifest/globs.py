@@ -14,9 +14,15 @@ import unicodedata
 import warnings
 from collections.abc import Iterable, Sequence
 
-_GLOB_CHARS = re.compile(r"[*?\[\\]")
-_STARS = re.compile(r"\*{2,}")
-_POSIX_CLASS = re.compile(r"\[:(alnum|alpha|blank|cntrl|digit|graph|lower|print|punct|space|upper|xdigit):\]")
+# Read with str methods, not module-level patterns: each compile costs every tool call (issue 29).
+# tests/manifest/test_manifest_text.py holds them to the regexes they replace
+# (tests/testing/manifest_text_reference.py).
+_GLOB_CHARS = "*?[\\"
+_POSIX_CLASSES = (
+    *("alnum", "alpha", "blank", "cntrl", "digit", "graph"),
+    *("lower", "print", "punct", "space", "upper", "xdigit"),
+)
+_ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 class GlobError(ValueError):
@@ -28,7 +34,7 @@ def normalise_entry(entry: str) -> str:
     text = entry.replace("\\", "/")
     if not text.strip():
         raise GlobError("is empty")
-    if text.startswith("/") or re.match(r"^[A-Za-z]:/", text):
+    if text.startswith("/") or _drive(text):
         raise GlobError("is an absolute path; entries are relative to the repository root")
     if "\n" in text or "\0" in text:
         raise GlobError("contains a newline or NUL, which no .gitignore line can hold")
@@ -50,8 +56,36 @@ def normalise_path(path: str) -> str:
     return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
 
 
+def _drive(text: str) -> bool:
+    """`C:/...`: an ASCII letter, a colon and a slash at the start."""
+    return text[1:3] == ":/" and text[0] in _ASCII_LETTERS
+
+
 def is_glob(entry: str) -> bool:
-    return bool(_GLOB_CHARS.search(entry))
+    return any(ch in entry for ch in _GLOB_CHARS)
+
+
+def _star_runs(entry: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of two or more '*'s, left to right."""
+    runs, i = [], entry.find("*")
+    while i != -1:
+        end = i
+        while end < len(entry) and entry[end] == "*":
+            end += 1
+        if end - i >= 2:
+            runs.append((i, end))
+        i = entry.find("*", end)
+    return runs
+
+
+def _has_posix_class(entry: str) -> bool:
+    """`[:name:]` for one of the POSIX class names, anywhere in the entry."""
+    i = entry.find("[:")
+    while i != -1:
+        if any(entry.startswith(name + ":]", i + 2) for name in _POSIX_CLASSES):
+            return True
+        i = entry.find("[:", i + 1)
+    return False
 
 
 def _wildmatch_form(text: str) -> str:
@@ -323,16 +357,16 @@ def _unclosed_bracket(entry: str) -> bool:
 
 def _loose_stars(entry: str) -> bool:
     """'**' that is not a whole segment: git's prefix matching makes 'a**/b' cross directories."""
-    for m in _STARS.finditer(entry):
-        whole = entry[m.start() - 1 : m.start()] in ("", "/") and entry[m.end() : m.end() + 1] in ("", "/")
-        if m.group() != "**" or not whole:
+    for start, end in _star_runs(entry):
+        whole = entry[start - 1 : start] in ("", "/") and entry[end : end + 1] in ("", "/")
+        if end - start != 2 or not whole:
             return True
     return False
 
 
 def compile_entry(entry: str) -> None:
     """Raise GlobError unless the entry compiles and is read here the way git reads it."""
-    if _POSIX_CLASS.search(entry):
+    if _has_posix_class(entry):
         raise GlobError("uses a POSIX character class such as [:digit:]; spell it out, e.g. [0-9]")
     if _unclosed_bracket(entry):
         raise GlobError("has a '[' without a closing ']', which git never matches")

@@ -7,17 +7,17 @@ branch never loosens job A. The single `job_manifest.json` keeps working where n
 
 from __future__ import annotations
 
-import re
-
 from ..errors import ManifestError, UsageError
 
 JOBS_DIR = ".score-diff/jobs"
 DEFAULT_JOB_BRANCH = "agent-*"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # ASCII only, as [A-Za-z0-9]
 
 
 def valid_name(job: str) -> bool:
-    return bool(_NAME.fullmatch(job)) and not job.endswith(".")
+    """1 to 200 of ASCII letters, digits, '.', '_', '-', starting with a letter or digit, not ending in '.'
+    (str tests, not a pattern: its compile cost every tool call, issue 29)."""
+    return 0 < len(job) <= 200 and job[0] in _ALNUM and not job.strip(_ALNUM + "._-") and not job.endswith(".")
 
 
 def manifest_rel(job: str) -> str:

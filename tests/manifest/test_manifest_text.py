@@ -1,0 +1,81 @@
+"""scorer/manifest's str tests (glob characters, '**' runs, POSIX classes, drive letters, pin digests,
+job names) against the regular expressions they replaced, side by side on a generated table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scorer.errors import ManifestError
+from scorer.manifest import globs, jobs, pin
+from tests.testing import manifest_text_reference as ref
+
+SEED = 20261203
+ALPHABET = ["*", "?", "[", "]", "\\", ":", "/", "!", "^", "-", ".", "_", " ", "a", "Z", "0", "9", "é", "\n", "\x00"]
+ALPHABET += [
+    "[:",
+    ":]",
+    "[:digit:]",
+    "[:alpha",
+    "xdigit:]",
+    "**",
+    "***",
+    "C:/",
+    "ſ",
+    "K",
+    "١",
+]  # long s, Kelvin, Arabic one
+
+
+def _texts(seed: int, count: int = 4000, longest: int = 12) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(longest))) for _ in range(count)]
+
+
+HAND = ["", "*", "**", "***", "a**", "**/x", "a/**/b", "a/**", "x**/", "/**/", "[:upper:]", "[[:upper:]]", "[:Upper:]",
+        "[:upper:", "[::upper:]", "[:[:space:]", "C:/x", "c:/", "C:", "C:\\", "é:/", "1:/", ":/", "a/C:/"]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", [*HAND, *_texts(SEED)])
+def test_the_glob_readers_agree_with_the_regexes(text: str) -> None:
+    assert globs.is_glob(text) == ref.is_glob(text)
+    assert globs._loose_stars(text) == ref.loose_stars(text)
+    assert globs._has_posix_class(text) == ref.has_posix_class(text)
+    assert globs._drive(text) == ref.is_drive(text)
+
+
+def _tokens() -> list[str]:
+    rng = random.Random(SEED + 1)
+    digits = "0123456789abcdefABCDEFgé١ \n"
+    made = ["".join(rng.choice(digits[:16]) for _ in range(n)) for n in (0, 1, 63, 64, 64, 64, 65, 128)]
+    for _ in range(2000):
+        token = [rng.choice(digits[:16]) for _ in range(rng.choice([63, 64, 65]))]
+        token[rng.randrange(len(token))] = rng.choice(digits)
+        made.append("".join(token))
+    return made
+
+
+@pytest.mark.parametrize("token", _tokens())
+def test_a_pin_is_read_as_the_regex_read_it(token: str) -> None:
+    for text in (token, f"{token}  job_manifest.json\n", f"sha256:{token}", f" {token.upper()}\n"):
+        lowered = text.strip().split()[0].lower().removeprefix("sha256:") if text.strip() else ""
+        try:
+            got: str | None = pin.parse_pin(text, "pin")
+        except ManifestError:
+            got = None
+        assert got == (lowered if ref.is_pin_token(lowered) else None)
+
+
+def _names() -> list[str]:
+    rng = random.Random(SEED + 2)
+    chars = "aZ09._-/ é١\n*"
+    names = ["", "a", ".", "-a", "a.", "a..b", "x" * 200, "x" * 201, "a\n", "\na", "K", "ſ"]
+    names += ["".join(rng.choice(chars) for _ in range(rng.randrange(8))) for _ in range(3000)]
+    names += ["a" * n + rng.choice(chars) for n in (198, 199, 200) for _ in range(5)]
+    return names
+
+
+@pytest.mark.parametrize("name", _names())
+def test_a_job_name_is_read_as_the_regex_read_it(name: str) -> None:
+    assert jobs.valid_name(name) == ref.valid_name(name)
