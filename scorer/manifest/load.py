@@ -213,6 +213,15 @@ def _check_envelope(data: dict[str, Any]) -> list[str]:
     return problems
 
 
+def decode_text(raw: bytes) -> str:
+    """`raw.decode("utf-8-sig")` (a leading byte order mark dropped, the rest strict UTF-8) without
+    loading that codec's module on every tool call (issue 29); an error is the codec's own."""
+    try:
+        return raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8-sig")  # raises again, with utf-8-sig's name and positions
+
+
 @functools.lru_cache(maxsize=32)
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem.
@@ -220,9 +229,7 @@ def parse_manifest(raw: bytes, source: str) -> Manifest:
     Pure in its arguments, so the answer for the same bytes is kept in this process's memory
     (the sidecar's, where the job cannot write); an error is never kept."""
     try:
-        data = jsontext.loads(
-            raw.decode("utf-8-sig"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants
-        )
+        data = jsontext.loads(decode_text(raw), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except (UnicodeDecodeError, jsontext.JSONDecodeError) as exc:
         raise ManifestError(f"{source}: not valid JSON ({exc})") from exc
     except ManifestError as exc:

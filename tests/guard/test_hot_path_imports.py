@@ -62,6 +62,7 @@ NEVER += ["scorer.pipeline", "difflib", "importlib.resources", "zipfile", "tempf
 NEVER += ["hashlib", "_hashlib", "base64"]
 NEVER += ["typing", "pathlib", "urllib", "ipaddress"]  # issue 29: records.NamedTuple, TYPE_CHECKING = False, os.path
 NEVER += ["json", "json.decoder", "json.scanner", "json.encoder"]  # issue 29: scorer.jsontext
+NEVER += ["encodings.utf_8_sig"]  # issue 29: the manifest decoded without loading that codec
 # What a session's later call needs no more once the session is pinned and the fence needs no git (issue 29).
 PINNED_NEVER = ["subprocess", "threading", "selectors", "scorer.inspection.git", "scorer.inspection.worktree"]
 PINNED_NEVER += ["signal"]  # issue 29: the deadline's timer is set through _signal (subprocess imports signal)

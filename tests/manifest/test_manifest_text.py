@@ -4,11 +4,12 @@ job names) against the regular expressions they replaced, side by side on a gene
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from scorer.errors import ManifestError
-from scorer.manifest import globs, jobs, pin
+from scorer.manifest import globs, jobs, load, pin
 from tests.testing import manifest_text_reference as ref
 
 SEED = 20261203
@@ -79,3 +80,24 @@ def _names() -> list[str]:
 @pytest.mark.parametrize("name", _names())
 def test_a_job_name_is_read_as_the_regex_read_it(name: str) -> None:
     assert jobs.valid_name(name) == ref.valid_name(name)
+
+
+def _encoded() -> list[bytes]:
+    rng = random.Random(SEED + 3)
+    parts = [b"\xef\xbb\xbf", b"\xef\xbb", b"\xef", b"{}", b"a", "é".encode(), b"\xff", b"\xc0\x80", b"\xed\xa0\x80"]
+    parts += [b"\xf0\x9f\x98", "😀".encode(), b"\x00", b"\n"]
+    return [b"", b"\xef\xbb\xbf", b"\xef\xbb\xbf\xef\xbb\xbf{}"] + [
+        b"".join(rng.choice(parts) for _ in range(rng.randrange(6))) for _ in range(3000)
+    ]
+
+
+def _decoded(call: Any, raw: bytes) -> tuple[str, str]:
+    try:
+        return "text", call(raw)
+    except UnicodeDecodeError as exc:
+        return "error", str(exc)
+
+
+def test_the_manifest_text_is_what_utf_8_sig_decodes() -> None:
+    for raw in _encoded():
+        assert _decoded(load.decode_text, raw) == _decoded(lambda b: b.decode("utf-8-sig"), raw), raw
