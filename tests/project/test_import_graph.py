@@ -28,6 +28,7 @@ FLOORS: dict[str, int] = {
     "context": 0,
     "digest": 0,  # sha256/sha1 without OpenSSL, for the guard's path
     "records": 0,  # NamedTuple without compiling, for the guard's path
+    "jsontext": 0,  # json's C scanner and encoder without json, for the guard's path
     "jail": 1,  # stdlib only: the test runner and the guard both use it
     "inspection": 1,
     "secrets": 1,
