@@ -58,6 +58,7 @@ SCORING = [
     "scorer.inspection.gitprocess",
     "scorer.inspection.hidden",
     "scorer.inspection.worktree",
+    "scorer.jsontext",  # issue 29: the manifest read with json's C scanner (the guard's path shares it)
     "scorer.main",
     "scorer.manifest",
     "scorer.manifest.globs",
