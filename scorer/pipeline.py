@@ -263,9 +263,10 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
-        # git runs while the manifest is validated; a manifest or pin read from disk must be what git records
-        pending = changes.start_worktree(repo, (rel, rel + PIN_SUFFIX) if rel else (), since)
+        # git runs while the manifest is validated; a manifest or pin read from disk must be what git records.
+        # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
         head = repo.head()
+        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since)
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
         # --since it is read where CI reads it, at the base.
@@ -276,8 +277,6 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
         ins = pending(partial(_check_content, job, content, seen), reads)
-        if ins.head != head:
-            raise GitError("HEAD moved while the change was being scored; score again")
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
