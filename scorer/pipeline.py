@@ -6,6 +6,7 @@ turns into a FAIL with exit 2 (`could_not_score`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -35,6 +36,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on every scoring (is
 if TYPE_CHECKING:
     from .checks.contract import CheckInput, Findings
     from .checks.job import Job
+    from .checks.reads import ReadOnce
     from .manifest.load import Manifest
     from .testrun.checkout import SpecSource
 
@@ -106,6 +108,27 @@ def _check_content(job: Job, into: list[Violation], seen: list[int], added: Adde
     seen[0] += len(added.text)
     for check in CONTENT_CHECKS:
         into.extend(check(added, job))
+
+
+def _as_it_streams(job: Job, into: list[Violation], seen: list[int], once: ReadOnce | None, added: AddedText) -> None:
+    """Each batch of added lines while git streams the rest: the content checks, then the reads the
+    checks after inspection will ask for (`_warm`)."""
+    _check_content(job, into, seen, added)
+    if once is not None:
+        _warm(once, added)
+
+
+def _warm(once: ReadOnce, added: AddedText) -> None:
+    """Read the working tree's Python files with added lines in this batch through the checks' one
+    `ReadOnce`, while git is still writing the diff: on large, git's diff is the longest wait, and
+    Python waits for most of it. The checks judge the version read first either way
+    (checks/reads.py). A read that fails is not cached: the check reads again and meets the error
+    itself, so it still stops the scoring where it did. (Parsing here too was measured and left
+    out: past pyast's 1,024 remembered blob ids, every check hashed each module once more.)"""
+    paths = list(dict.fromkeys(path for path, _ in added.locations if path.endswith((".py", ".pyw"))))
+    if paths:
+        with contextlib.suppress(Exception):
+            once.read_files(None, paths)
 
 
 def _drop_untracked_manifest(
@@ -221,6 +244,7 @@ class Inspected(NamedTuple):
     content: list[Violation]
     committed: str | None = None  # the commit the manifest was read from; None: from disk
     notes: tuple[str, ...] = ()  # warnings about where the manifest came from
+    trees: ReadOnce | None = None  # the checks' reader, with what was read while git streamed
 
 
 def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
@@ -247,6 +271,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     by_env = job_name is None and from_environment(opts.manifest, environ)
     content: list[Violation] = []
     seen = [0]  # characters of added text the content checks have read
+    once: ReadOnce | None = None
     if base_sha is not None:
         fence = read_manifest(repo, path, rel, base_sha, opts.manifest_sha256, environ, chosen_by_env=by_env)
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
@@ -263,9 +288,10 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     else:
         if opts.head is not None:
             raise GitError("--head needs --base")
-        # git runs while the manifest is validated; a manifest or pin read from disk must be what git records
-        pending = changes.start_worktree(repo, (rel, rel + PIN_SUFFIX) if rel else (), since)
+        # git runs while the manifest is validated; a manifest or pin read from disk must be what git records.
+        # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
         head = repo.head()
+        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since)
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
         # --since it is read where CI reads it, at the base.
@@ -275,13 +301,14 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         )
         manifest, committed = _job_checked(fence.manifest, job_name), fence.commit
         job = _job(manifest, rel)
-        ins = pending(partial(_check_content, job, content, seen), reads)
-        if ins.head != head:
-            raise GitError("HEAD moved while the change was being scored; score again")
+        from .checks.reads import ReadOnce
+
+        once = ReadOnce(repo)  # the checks' reader, filled while the diff streams (`_warm`)
+        ins = pending(partial(_as_it_streams, job, content, seen, once), reads)
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
-    return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes))
+    return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes), once)
 
 
 def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
@@ -400,7 +427,8 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
         else (ins, content, [])
     )
     given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
-    once = given._replace(trees=ReadOnce(repo))  # each file read once for every check (checks/reads.py)
+    # each file read once for every check (checks/reads.py), some of them while git streamed
+    once = given._replace(trees=inspected.trees or ReadOnce(repo))
     with one_scoring():  # one parse and one walk of each changed module, for every check
         found = [check(once) for check in CHECKS]
     violations = _on_the_base(cap_per_code([v for f in found for v in f.violations]), ins, opts)

@@ -17,6 +17,7 @@ from functools import partial
 from .. import model, pytest_config
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
+from ..secrets.secret_values import LazyPattern
 from . import assertions
 from .contract import CheckInput, Findings
 from .job import Job
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
     from ..manifest.load import Manifest
 
 ReadFiles = Callable[[Sequence[str]], Mapping[str, bytes | None]]
-# Lines that hold an assertion or declare a test, in the languages tests are written in.
-_ASSERTION = re.compile(
+# Lines that hold an assertion or declare a test, in the languages tests are written in. Compiled on
+# first use: only a changed test in a language other than Python reads them, and compiling the two
+# costs about as much as all the checks of a small scoring (issue 29).
+_ASSERTION = LazyPattern(
     r"\bassert\w*\s*[(!]|\bassert\b|\bexpect\s*\(|\.should\b|\bshould\w*\s*\(|\b(it|test|describe)\s*\("
     r"|\bt\.(Error|Fatal|Fail)\w*\s*\(|\brequire\.\w+\s*\(|@Test\b|#\[test\]|\bfn test_\w+"
 )
-_SKIP = re.compile(
+_SKIP = LazyPattern(
     r"\b(it|describe|test|context)\.(skip|todo)\b|\bx(it|describe|test)\s*\(|@(Disabled|Ignore)\b|#\[ignore\]"
     r"|\bt\.Skip\w*\s*\(|\bpending\s*\(|\bskip\s*\(|\.only\s*\("
 )

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 
 def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection:
     """Everything that differs from HEAD: staged, unstaged and untracked."""
-    return start_worktree(repo)(watch)
+    return start_worktree(repo, repo.head())(watch)
 
 
-def start_worktree(repo: Repository, fence: Sequence[str] = (), since: str | None = None) -> Finish:
+def start_worktree(repo: Repository, head: str | None, fence: Sequence[str] = (), since: str | None = None) -> Finish:
     """Start the git calls now; the returned function collects them into an Inspection.
 
     git works while the caller imports and validates the manifest. `watch`, if given,
@@ -43,11 +43,11 @@ def start_worktree(repo: Repository, fence: Sequence[str] = (), since: str | Non
     (the manifest and its pin); `reads` hands finish() the bytes it read, which must be
     what git records for them. `since` (a commit: the merge-base with the branch's base) is what
     the working tree is compared with instead of HEAD: the branch's commits and the uncommitted
-    change together, as CI will score them.
+    change together, as CI will score them. `head` is HEAD's commit as the caller read it (None
+    before the first commit): the one commit the diff, the fence and the report name.
     """
     root = repo.work_tree  # a bare repository has no working tree to score
     fence_index = repo.start_index_entries(fence) if fence else None
-    head = repo.head()
     old = since or head or repo.empty_tree()
     diff = repo.start_diff(old)
     # What `git commit` records is the index: a staged version that differs from the

@@ -281,3 +281,25 @@ def test_base_mode_compares_with_the_merge_base(tests_repo: GitRepo):
     [v] = out.report["violations"]
     assert "test_total no longer reaches the assertion `assert total([]) == 0`" in v["message"]
     assert "(it came in with commit" in v["hint"]
+
+
+def test_the_line_patterns_are_compiled_only_for_a_test_in_another_language(
+    tests_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+):
+    """Compiling the assertion and skip patterns costs about as much as a small scoring's checks
+    (issue 29): a change to no such test never compiles them, and one that weakens a test still fails."""
+    from scorer.checks import protected
+    from scorer.secrets.secret_values import LazyPattern
+
+    fresh = {name: LazyPattern(getattr(protected, name)._source) for name in ("_ASSERTION", "_SKIP")}
+    for name, pattern in fresh.items():
+        monkeypatch.setattr(protected, name, pattern)
+    tests_repo.write("app.py", "def total(xs):\n    return sum(list(xs))\n")
+    tests_repo.write("tests/test_a.py", BASE + "\n\ndef test_more():\n    assert total([3]) == 3\n")
+    assert tests_repo.score().exit_code == 0
+    assert [p._compiled for p in fresh.values()] == [None, None]
+    tests_repo.write("tests/a.test.js", JS_FIRES["expect-removed"])
+    assert tests_repo.score().codes == {"test-weakened"}
+    tests_repo.write("tests/a.test.js", JS_FIRES["xit"])
+    assert tests_repo.score().codes == {"test-weakened"}
+    assert all(p._compiled is not None for p in fresh.values())

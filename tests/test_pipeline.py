@@ -1,0 +1,136 @@
+"""The git processes one worktree scoring starts (issue 29): each question asked once.
+
+Every git process goes through `GitProcess.start` or the discovery (`gitprocess._discover`), so
+wrapping both counts them all; the verdicts are the ones the other tests hold.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scorer.inspection import gitprocess
+from tests.testing.repo import GitRepo
+
+HEAD_COMMIT = ("rev-parse", "--verify", "-q", "HEAD^{commit}")
+
+
+def git_questions(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, ...]]:
+    """The argv (past the pinned options) of every git process started from now on, counted."""
+    asked: Counter[tuple[str, ...]] = Counter()
+    start, discover = gitprocess.GitProcess.start, gitprocess._discover
+
+    def counting_start(self: gitprocess.GitProcess, *args: str, **options: Any) -> Any:
+        asked[args] += 1
+        return start(self, *args, **options)
+
+    def counting_discover(*args: Any, **kwargs: Any) -> Any:
+        asked[("discover",)] += 1
+        return discover(*args, **kwargs)
+
+    monkeypatch.setattr(gitprocess.GitProcess, "start", counting_start)
+    monkeypatch.setattr(gitprocess, "_discover", counting_discover)
+    return asked
+
+
+def test_a_worktree_scoring_reads_head_once(base: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The diff, the manifest's place at HEAD and the report name one commit, read once: a second
+    read only asked whether HEAD moved between two reads that nothing else separates."""
+    base.write("allowed/t.py", "one\ntwo\n")
+    asked = git_questions(monkeypatch)
+    out = base.score("--no-log")
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
+    assert asked[HEAD_COMMIT] == 1
+    assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+
+
+def test_an_unborn_branch_reads_head_once(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No commit yet: HEAD is None once, and the change is scored against the empty tree."""
+    repo.write("allowed/t.py", "one\n")
+    manifest = repo.manifest(allowed_paths=["allowed/**"])
+    asked = git_questions(monkeypatch)
+    out = repo.score("--no-log", manifest=manifest)
+    assert asked[HEAD_COMMIT] == 1
+    assert out.report["binding"]["head"] is None and "allowed/t.py" in out.text
+
+
+# -- the new sources read while git's diff still streams ------------------------------
+
+SPECIAL_CASE = "def area(w, h):\n    if w == 3 and h == 4:\n        return 12\n    return w * h\n"
+DEEP = "x = " + " + ".join(["1"] * 2500) + "\n"
+
+
+def cheat_change(repo: GitRepo) -> Path:
+    """A worktree change of Python files the checks read: a special-cased answer, a test, a file
+    that is not Python, one nested deep, a symlink, an untracked module and many plain ones."""
+    repo.write("allowed/area.py", "def area(w, h):\n    return w * h\n")
+    repo.write("allowed/test_area.py", "from area import area\n\n\ndef test_area():\n    assert area(3, 4) == 12\n")
+    for i in range(30):
+        repo.write(f"allowed/pkg/m{i}.py", f"def f{i}():\n    return {i}\n")
+    repo.commit("base")
+    repo.write("allowed/area.py", SPECIAL_CASE)
+    repo.write("allowed/test_area.py", "def test_area():\n    assert True\n")
+    repo.write("allowed/broken.py", "def (:\n")
+    repo.write("allowed/deep.py", DEEP)
+    repo.symlink("allowed/link.py", "area.py")
+    repo.write("allowed/new.py", 'import sys\n\n\ndef main():\n    return "pytest" in sys.modules\n')
+    for i in range(30):
+        eq = f"\n\nclass K{i}:\n    def __eq__(self, other):\n        return True\n" if i % 3 == 0 else ""
+        repo.write(
+            f"allowed/pkg/m{i}.py", f"def f{i}(x):\n    if x == {i}:\n        return {i * 2}\n    return x\n{eq}"
+        )
+    return repo.manifest(allowed_paths=["allowed/**"], forbidden_substrings=["eval("])
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k not in ("duration_s", "started_at")}
+
+
+def test_reading_the_sources_as_the_diff_streams_changes_no_verdict(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Side by side with the checks reading and parsing for themselves: the same report, violations
+    in the same order."""
+    from scorer import pipeline
+
+    manifest = cheat_change(repo)
+    streamed = repo.score("--no-log", manifest=manifest)
+    with monkeypatch.context() as patched:
+        patched.setattr(pipeline, "_warm", lambda *args: None)
+        alone = repo.score("--no-log", manifest=manifest)
+    assert streamed.exit_code == alone.exit_code == 1, streamed.text
+    assert comparable(streamed.report) == comparable(alone.report)
+    assert streamed.text.splitlines()[:-3] == alone.text.splitlines()[:-3]
+    assert streamed.paths("constant-equality") == {f"allowed/pkg/m{i}.py" for i in range(0, 30, 3)}
+    assert streamed.paths("test-runner-detected") == {"allowed/new.py"}
+
+
+def test_the_new_sources_are_read_before_the_inspection_ends(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their reads overlap git's diff instead of following it."""
+    from scorer import pipeline
+    from scorer.inspection.git import Repository
+
+    manifest = cheat_change(repo)
+    events: list[str] = []
+    read_files, inspect = Repository.read_files, pipeline.inspect
+
+    def reading(self: Repository, rev: str | None, paths: Any) -> Any:
+        events.extend(f"read {p}" for p in paths if rev is None)
+        return read_files(self, rev, paths)
+
+    def inspecting(*args: Any) -> Any:
+        try:
+            return inspect(*args)
+        finally:
+            events.append("inspected")
+
+    monkeypatch.setattr(Repository, "read_files", reading)
+    monkeypatch.setattr(pipeline, "inspect", inspecting)
+    out = repo.score("--no-log", manifest=manifest)
+    assert out.exit_code == 1
+    before = events[: events.index("inspected")]
+    assert {"read allowed/area.py", "read allowed/pkg/m7.py", "read allowed/new.py"} <= set(before)
+    assert "read allowed/area.py" not in events[events.index("inspected") :]  # read once
