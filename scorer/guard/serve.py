@@ -142,6 +142,7 @@ class GuardServer(HTTPServer):
         """Stop accepting, then write every decision still queued."""
         super().server_close()
         self.workers.close()
+        self.cache.close()  # the cat-file processes kept for HEAD (heads.py)
         with self.idle:  # the log writer stops waiting for quiet
             self.closing = True
             self.idle.notify_all()

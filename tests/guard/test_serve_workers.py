@@ -42,8 +42,12 @@ def test_a_worker_that_finished_takes_the_next_job() -> None:
 
 def test_busy_workers_are_added_to_and_then_reused() -> None:
     workers, gate, done = Workers(), threading.Event(), threading.Semaphore(0)
+
+    def hold() -> None:
+        gate.wait(WAIT_S)
+
     for _ in range(5):
-        workers.submit(lambda: None if gate.wait(WAIT_S) else None, done.release)
+        workers.submit(hold, done.release)
     assert workers.alive == 5  # every worker was busy when the next job came
     gate.set()
     for _ in range(5):
