@@ -19,13 +19,19 @@ TYPE_CHECKING = False  # typing's, without importing typing on every tool call (
 if TYPE_CHECKING:
     from ..inspection.git import Repository
     from ..manifest.load import Manifest
+    from .heads import HeadListing
 
 
 def read_fence(
-    root: str, git_dir: str, manifest: str | None, cwd: str, environ: Mapping[str, str]
+    root: str,
+    git_dir: str,
+    manifest: str | None,
+    cwd: str,
+    environ: Mapping[str, str],
+    heads: HeadListing | None = None,
 ) -> tuple[Manifest, str | None]:
     """(the manifest, its repo-relative path) exactly as `pipeline.committed_fence` finds it, in
-    the repository `locate` found (root, git_dir)."""
+    the repository `locate` found (root, git_dir). `heads` is the sidecar's ls-tree of HEAD (heads.py)."""
     from ..inspection.gitprocess import GitProcess
     from ..manifest.locate import manifest_location, read_manifest
 
@@ -38,7 +44,7 @@ def read_fence(
 
     repo = Repository(root, environ, discovered=(root, git_dir, False))
     try:
-        return _from_head(repo, manifest, cwd, environ)
+        return _from_head(repo, manifest, cwd, environ, heads)
     except Exception:  # committed_fence reads it again and raises its own error (fail closed)
         from ..pipeline import Options, committed_fence
 
@@ -48,7 +54,7 @@ def read_fence(
 
 
 def _from_head(
-    repo: Repository, manifest: str | None, cwd: str, environ: Mapping[str, str]
+    repo: Repository, manifest: str | None, cwd: str, environ: Mapping[str, str], heads: HeadListing | None
 ) -> tuple[Manifest, str | None]:
     from ..manifest import jobs
     from ..manifest.locate import from_environment, manifest_location, read_manifest
@@ -59,7 +65,8 @@ def _from_head(
     if rel is None:  # $SCORE_DIFF_MANIFEST outside the repository: committed_fence refuses it in its words
         raise LookupError(path)
     job_dir = jobs.JOBS_DIR + "/"
-    entries = repo.tree_entries("HEAD", [rel, rel + PIN_SUFFIX, *([job_dir] if manifest is None else [])])
+    paths = [rel, rel + PIN_SUFFIX, *([job_dir] if manifest is None else [])]
+    entries = heads.tree_entries(repo, "HEAD", paths) if heads is not None else repo.tree_entries("HEAD", paths)
     job = None
     if manifest is None and any(name.startswith(job_dir) for name in entries):  # only then can the branch choose
         job = jobs.job_from_branch(repo.branch())

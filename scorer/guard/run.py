@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on every tool call (
 
 if TYPE_CHECKING:
     from .coalesce import Coalescer
+    from .heads import HeadListing, HeadListings
 
 WOULD = {DENY: "would-block", ASK: "would-ask", ALLOW: "shadow-only"}
 
@@ -45,11 +46,24 @@ class Loaded(NamedTuple):
 
 class FenceCache:
     """Where each working directory's repository is (the sidecar keeps it); the manifest is read on
-    every call, one read shared by the calls that arrive together (coalesce.py)."""
+    every call, one read shared by the calls that arrive together (coalesce.py), HEAD's listing
+    kept by commit (heads.py)."""
 
     def __init__(self) -> None:
         self._roots: dict[str, tuple[str, str]] = {}
         self._reads: Coalescer[Loaded] | None = None
+        self._heads: HeadListings | None = None
+
+    def heads(self, root: str, git_dir: str, environ: Mapping[str, str]) -> HeadListing:
+        if self._heads is None:
+            from .heads import HeadListings
+
+            self._heads = HeadListings()
+        return self._heads.of(root, git_dir, environ)
+
+    def close(self) -> None:
+        if self._heads is not None:
+            self._heads.close()
 
     @property
     def reads(self) -> Coalescer[Loaded]:
@@ -85,7 +99,12 @@ def _session_repository(call: ToolCall, environ: Mapping[str, str], cache: Fence
 
 
 def load_fence(
-    root: str, git_dir: str, opts: GuardOptions, environ: Mapping[str, str], cache: FenceCache | None
+    root: str,
+    git_dir: str,
+    opts: GuardOptions,
+    environ: Mapping[str, str],
+    cache: FenceCache | None,
+    heads: HeadListing | None = None,
 ) -> Loaded:
     """The fence worktree scoring judges against, found and read the way scoring reads it: the job's
     own manifest when the branch names one, a manifest tracked at HEAD read at HEAD (an edited copy
@@ -94,11 +113,12 @@ def load_fence(
     that arrive together share one read that started after each of them arrived."""
     if cache is not None:
         key = (root, git_dir, opts.manifest, opts.cwd, id(environ))  # one environment per sidecar
-        return cache.reads.read(key, lambda: load_fence(root, git_dir, opts, environ, None))
+        listing = cache.heads(root, git_dir, environ)
+        return cache.reads.read(key, lambda: load_fence(root, git_dir, opts, environ, None, listing))
     from ..checks.job import Job
     from .fence import read_fence
 
-    manifest, rel = read_fence(root, git_dir, opts.manifest, opts.cwd, environ)  # `locate` asked git already
+    manifest, rel = read_fence(root, git_dir, opts.manifest, opts.cwd, environ, heads)  # `locate` asked git already
     scratch = tuple(os.path.realpath(os.path.expanduser(p)) for p in manifest.scratch_roots)
     fence = GuardScope(os.path.realpath(root), git_dir, Job(manifest, rel), rel, scratch, environ.get("HOME") or None)
     return Loaded(fence, manifest.sha256, frozenset(manifest.guard_allowed_tools), manifest.mode == "shadow")

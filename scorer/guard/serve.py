@@ -9,11 +9,12 @@ failure included, is the agent's deny in a 200 (an unknown agent gets Claude Cod
 
 Bound to 127.0.0.1 only. A request whose Host is not a loopback name (DNS rebinding) or whose
 Content-Type is not JSON (a web page can POST text/plain across origins without a preflight)
-is denied unread. Each request runs in its own thread, so one session's slow call never holds
-up another's; threads are capped and every socket read and write has a deadline, so half-sent
-requests cannot pile up threads. Requests that arrive together for one repository share one
-fence read that began after each of them arrived (coalesce.py), and the decision log is
-written by one thread, in batches, between answers. Standard library only.
+is denied unread. Each request runs on a thread of its own, so one session's slow call never
+holds up another's; the threads are kept for the next requests (workers.py), capped, and every
+socket read and write has a deadline, so half-sent requests cannot pile up threads. Requests
+that arrive together for one repository share one fence read that began after each of them
+arrived (coalesce.py), and the decision log is written by one thread, in batches, once the
+requests that came together have been answered. Standard library only.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from .payload import AGENTS, CLAUDE, MAX_PAYLOAD_BYTES
+from .workers import IDLE_S, Workers
 
 DEFAULT_PORT = 7749
 LOOPBACK = "127.0.0.1"
@@ -40,6 +42,7 @@ MAX_THREADS = 64  # requests decided at once; one more is denied at once, unread
 LOG_BACKLOG = 10_000  # decisions waiting for the log writer
 LOG_BATCH = 256  # rows written with one journal append
 LOG_YIELD_S = 0.2  # how long the log writer waits for the requests being decided to be answered
+LOG_QUIET_S = 0.01  # and for this long with none arriving (an agent's parallel calls come together)
 SOCKET_TIMEOUT_S = 5.0  # every read and write of a request; well inside an agent's hook timeout
 
 
@@ -57,8 +60,7 @@ def _response(body: dict[str, Any], close: bool) -> bytes:
     return (head + ("Connection: close\r\n" if close else "") + "\r\n").encode() + data
 
 
-class GuardServer(ThreadingHTTPServer):
-    daemon_threads = True
+class GuardServer(HTTPServer):
     request_queue_size = 128
 
     def __init__(
@@ -68,6 +70,7 @@ class GuardServer(ThreadingHTTPServer):
         options: Any,
         max_threads: int = MAX_THREADS,
         timeout_s: float = SOCKET_TIMEOUT_S,
+        idle_s: float = IDLE_S,
     ) -> None:
         from .run import FenceCache
 
@@ -77,6 +80,9 @@ class GuardServer(ThreadingHTTPServer):
         self.cache.reads  # noqa: B018  # the shared reads made now, before any thread could race to make them
         self.slots = threading.BoundedSemaphore(max_threads)
         self.busy = 0  # requests being decided now (changed under busy_lock)
+        self.started = 0  # requests taken so far (changed under busy_lock)
+        self.closing = False
+        self.workers = Workers(idle_s)
         self.busy_lock = threading.Lock()
         self.idle = threading.Condition(self.busy_lock)  # notified when no request is being decided
         self.timeout_s = timeout_s
@@ -100,8 +106,7 @@ class GuardServer(ThreadingHTTPServer):
 
         while True:
             batch = [self.log_queue.get()]
-            with self.idle:  # answers first: the log is written between them, not polled for
-                self.idle.wait_for(lambda: not self.busy, LOG_YIELD_S)
+            self._wait_for_quiet()
             with contextlib.suppress(queue.Empty):
                 while len(batch) < LOG_BATCH:
                     batch.append(self.log_queue.get_nowait())
@@ -115,6 +120,19 @@ class GuardServer(ThreadingHTTPServer):
             if len(items) < len(batch):  # server_close's sentinel: everything before it is written
                 return
 
+    def _wait_for_quiet(self) -> None:
+        """Answers first: until no request is being decided and none has come for LOG_QUIET_S,
+        for at most LOG_YIELD_S (the log is written between bursts, not polled for)."""
+        until = time.monotonic() + LOG_YIELD_S
+        with self.idle:
+            while (left := until - time.monotonic()) > 0:
+                if not self.idle.wait_for(lambda: not self.busy or self.closing, left) or self.closing:
+                    return
+                seen = self.started
+                self.idle.wait(min(LOG_QUIET_S, max(0.0, until - time.monotonic())))  # woken by server_close
+                if self.started == seen and not self.busy:
+                    return
+
     def _warn_log(self, warning: str) -> None:
         if not self.log_warned:  # said once, not once a request
             self.log_warned = True
@@ -123,6 +141,11 @@ class GuardServer(ThreadingHTTPServer):
     def server_close(self) -> None:
         """Stop accepting, then write every decision still queued."""
         super().server_close()
+        self.workers.close()
+        self.cache.close()  # the cat-file processes kept for HEAD (heads.py)
+        with self.idle:  # the log writer stops waiting for quiet
+            self.closing = True
+            self.idle.notify_all()
         self.log_queue.put(None)
         self._logger.join()
 
@@ -132,15 +155,23 @@ class GuardServer(ThreadingHTTPServer):
             return
         self._count(1)
         try:
-            super().process_request(request, client_address)
+            self.workers.submit(lambda: self._handle(request, client_address), lambda: self._release(request))
         except BaseException:
-            self._count(-1)
-            self.slots.release()
+            self._release(request)
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def _handle(self, request: Any, client_address: Any) -> None:
+        """socketserver.ThreadingMixIn.process_request_thread, on a kept thread; the socket is
+        shut in `_release`, once the thread waits for work again: a client that sends its next
+        request when this connection ends finds it waiting."""
         try:
-            super().process_request_thread(request, client_address)
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+
+    def _release(self, request: Any) -> None:
+        try:
+            self.shutdown_request(request)
         finally:
             self._count(-1)
             self.slots.release()
@@ -148,6 +179,7 @@ class GuardServer(ThreadingHTTPServer):
     def _count(self, delta: int) -> None:
         with self.idle:
             self.busy += delta
+            self.started += delta > 0
             if not self.busy:
                 self.idle.notify_all()
 

@@ -581,6 +581,35 @@ _SCISSORS = re.compile(r"^\S\s*-{3,}\s*>8\s*-{3,}\s*$", re.MULTILINE)
 _AUTO_COMMENT_CHARS = frozenset("#;@!$%^&|:")
 
 
+class ObjectNames:
+    """What a name (HEAD) means now, from a `git cat-file --batch-check` kept running: git
+    resolves the name afresh for every question, so a HEAD that moved is seen."""
+
+    def __init__(self, git: GitProcess, timeout_s: float = 2.0) -> None:
+        from .gitprocess import Batch
+
+        self._batch = Batch(git, ("cat-file", "--batch-check"), timeout_s)
+
+    def object_id(self, name: str) -> str | None:
+        """The full object id `name` names, or None when it names nothing (HEAD with no commit yet)."""
+        if not name or name != name.strip():  # cat-file would read a name without its spaces
+            raise GitError(f"not an object name for cat-file: {name!r}")
+        answer = self._batch.ask(name.encode("utf-8", "surrogateescape"))
+        fields = answer.split(b" ")
+        if answer == name.encode("utf-8", "surrogateescape") + b" missing":
+            return None
+        if len(fields) == 3 and _FULL_ID.fullmatch(fields[0].decode("ascii", "replace")) and fields[2].isdigit():
+            return fields[0].decode("ascii")
+        raise GitError(f"git cat-file --batch-check answered {answer[:80]!r} for {name}")
+
+    @property
+    def started(self) -> int:
+        return self._batch.started
+
+    def close(self) -> None:
+        self._batch.close()
+
+
 def cut_at_scissors(text: str) -> str:
     """`text` above git's scissors line: the message, without the diff `git commit -v` adds."""
     m = _SCISSORS.search(text)

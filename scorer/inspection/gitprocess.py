@@ -247,6 +247,74 @@ class GitProcess:
         return self.finish(proc, stdin, ok)
 
 
+class Batch:
+    """A git process kept running that answers each line written to it with one line
+    (`cat-file --batch-check`): a question in one pipe round trip instead of a process.
+
+    Serialised with a lock. An answer must come within `timeout_s` and be exactly one line;
+    anything else (git ended, a broken pipe, silence, more than was asked) stops the process
+    and raises GitError, and the next question starts a new one. A process that had answered
+    before is given one retry on a new process, since it may have died since.
+    """
+
+    def __init__(self, git: GitProcess, args: Sequence[str], timeout_s: float = 2.0) -> None:
+        import threading
+
+        self._git = git
+        self._args = tuple(args)
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.timeout_s = timeout_s
+        self.started = 0  # processes started (for tests)
+
+    def ask(self, line: bytes) -> bytes:
+        """git's one-line answer to `line`, without its newline."""
+        if b"\n" in line:
+            raise GitError(f"git {self._args[0]}: a question of one line was expected, not {line[:80]!r}")
+        with self._lock:
+            while True:
+                fresh = self._proc is None
+                if self._proc is None:
+                    self._proc = self._git.start(*self._args, stdin=True)
+                    self.started += 1
+                try:
+                    return self._exchange(self._proc, line)
+                except (OSError, ValueError, GitError) as exc:
+                    self._stop()
+                    if fresh:
+                        what = exc if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+                        raise GitError(f"git {' '.join(self._args)} did not answer: {what}") from exc
+
+    def _exchange(self, proc: subprocess.Popen[bytes], line: bytes) -> bytes:
+        import select
+        import time
+
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        fd, answer = proc.stdout.fileno(), b""
+        until = time.monotonic() + self.timeout_s
+        while not answer.endswith(b"\n"):
+            left = until - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise GitError(f"no answer within {self.timeout_s:g} s")
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise GitError(f"git ended (exit {proc.poll()})")
+            answer += chunk
+        if answer.count(b"\n") != 1:
+            raise GitError(f"more than one line: {answer[:80]!r}")
+        return answer[:-1]
+
+    def _stop(self) -> None:
+        self._proc = None
+        self._git.close()  # kills and reaps it
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
 def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
     """The quarantine variables that are set, each checked to name a directory inside this
     repository: receive-pack puts them there, and anything else is not git's doing."""
