@@ -22,11 +22,6 @@ def _as_text(items: Sequence[tuple[str, str]]) -> AddedText:
     return AddedText("".join(texts), starts, tuple((where, 1) for where, _ in items))
 
 
-def message_text(items: Sequence[tuple[str, str]]) -> AddedText:
-    """`(where, text)` items as the secret detectors read them here (the commit-msg stage's fast path)."""
-    return _as_text(items)
-
-
 def _secrets(items: Sequence[tuple[str, str]], job: Job) -> list[Violation]:
     from ..secrets import detectors
 

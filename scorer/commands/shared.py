@@ -107,9 +107,13 @@ def repository(args: argparse.Namespace, ctx: Context) -> Repository:
 
 def branch_skipped(args: argparse.Namespace, repo: Callable[[], Repository]) -> str | None:
     """The branch name when --branches says not to score it; None to score."""
+    return skipped_branch(args, repo().branch()) if args.branches else None
+
+
+def skipped_branch(args: argparse.Namespace, branch: str | None) -> str | None:
+    """`branch` (the current one, None when detached) when --branches says not to score it; None to score."""
     if not args.branches:
         return None
-    branch = repo().branch()
     if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
         return None  # detaching HEAD must not be a way around the gate
     return branch
@@ -193,5 +197,6 @@ __all__ = [
     "log_decision",
     "manifest_file",
     "scope_options",
+    "skipped_branch",
     "spare_log",
 ]

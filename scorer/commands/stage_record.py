@@ -61,19 +61,21 @@ def _variables(environ: Mapping[str, str]) -> list[list[str]]:
     return sorted([k, v] for k, v in environ.items() if k.startswith(("GIT_", "SCORE_DIFF_")))
 
 
-def _key(args: argparse.Namespace, ctx: Context, repo: Repository) -> dict[str, Any] | None:
-    """The facts a reuse must find unchanged, read from git now; None when there is no tree to commit."""
+def _key(
+    args: argparse.Namespace, ctx: Context, repo: Repository, tip: str, branch: str | None
+) -> dict[str, Any] | None:
+    """The facts a reuse must find unchanged, read from git now (`tip`: --since resolved, `branch`:
+    the current one, both already asked); None when there is no tree to commit."""
     head, tree = repo.head(), repo.index_tree()
     if head is None or tree is None:
         return None
-    tip = repo.resolve(args.since)
     return {
         "stage": "pre-commit",
         "version": __version__,
         "options": _options(args, ctx),
         "variables": _variables(ctx.environ),
         "head": head,
-        "branch": repo.branch(),
+        "branch": branch,
         "tip": tip,
         "base": repo.merge_base(tip, head),
         "tree": tree,
@@ -87,8 +89,9 @@ def record(result: Result, args: argparse.Namespace, ctx: Context, opened: Calla
         return False
     try:
         repo = opened()
-        value = _recordable(result, args, ctx, repo)
-        key = _key(args, ctx, repo) if value is not None else None
+        tip = repo.resolve(args.since)
+        value = _recordable(result, args, ctx, repo, tip)
+        key = _key(args, ctx, repo, tip, repo.branch()) if value is not None else None
     except Exception:  # a record is an optimisation: any doubt leaves the commit-msg stage to score
         return False
     if key is None or value is None or key["tree"] != result.test.tree or key["head"] != result.head:
@@ -100,7 +103,9 @@ def record(result: Result, args: argparse.Namespace, ctx: Context, opened: Calla
     return cache_store.write_entry(record_path(repo.git_dir), key, value)
 
 
-def _recordable(result: Result, args: argparse.Namespace, ctx: Context, repo: Repository) -> dict[str, Any] | None:
+def _recordable(
+    result: Result, args: argparse.Namespace, ctx: Context, repo: Repository, tip: str
+) -> dict[str, Any] | None:
     """The record's value for a clean PASS whose manifest was read at the tip of --since; else None."""
     from ..model import TEST_PASSED
 
@@ -113,7 +118,7 @@ def _recordable(result: Result, args: argparse.Namespace, ctx: Context, repo: Re
 
     from ..manifest.load import parse_manifest
 
-    raw = repo.read_file(repo.resolve(args.since), rel)
+    raw = repo.read_file(tip, rel)
     if raw is None or hashlib.sha256(raw).hexdigest() != result.manifest_sha256:
         return None
     manifest = parse_manifest(raw, rel)
@@ -186,11 +191,12 @@ def _plain_stage(args: argparse.Namespace) -> bool:
 
 
 def _reused(args: argparse.Namespace, ctx: Context, repo: Repository, message: str) -> Result | None:
-    from .shared import branch_skipped
+    from .shared import skipped_branch
 
-    if repo.root is None or branch_skipped(args, lambda: repo) is not None:
+    branch = repo.branch()
+    if repo.root is None or skipped_branch(args, branch) is not None:
         return None
-    key = _key(args, ctx, repo)
+    key = _key(args, ctx, repo, repo.resolve(args.since), branch)
     if key is None:
         return None
     from ..testrun import cache_store
@@ -216,16 +222,18 @@ def _environment(fence: list[Any], environ: Mapping[str, str]) -> str:
 def _message_secrets(path: str, name: str, disabled: frozenset[str], allowed: frozenset[str]) -> bool:
     """Whether the message file holds something the secret detectors flag, read as checks/names.py
     reads it (every line git might keep); a file that cannot be read says yes (score it all)."""
-    from ..checks.names import message_text
     from ..inspection.git import cut_at_scissors
+    from ..model import AddedText
     from ..secrets import detectors
 
     try:
         raw = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
+    scanned = cut_at_scissors(raw)
+    # one message as one block from its line 1 (names._as_text; checks.names itself brings the manifest's loader)
+    text = AddedText(scanned if scanned.endswith("\n") else scanned + "\n", (0,), ((f"message file {name}", 1),))
     risky = {d.id for d in detectors.DETECTORS if d.code != detectors.SECRET}
-    text = message_text([(f"message file {name}", cut_at_scissors(raw))])
     return bool(detectors.scan(text, disabled=disabled | risky, allowed_fingerprints=allowed))
 
 
@@ -257,6 +265,5 @@ def _result(plain: dict[str, Any], skip_test: bool) -> Result:
 
 
 def _now() -> str:
-    from ..pipeline import now_iso
-
-    return now_iso()
+    """pipeline.now_iso's string, without importing the pipeline."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

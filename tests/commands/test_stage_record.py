@@ -221,6 +221,8 @@ def test_the_message_scan_is_the_checks(tmp_path: Path) -> None:
     )
     texts = [
         "plain message\n",
+        "",
+        f"subject\n\nbody line one\nno newline at the end {TOKEN}",
         f"token {TOKEN}\n",
         "AKIAIOSFODNN7EXAMPLE in a line\n",
         f"# a comment {TOKEN}\n",
