@@ -215,6 +215,7 @@ class TestOutcome(NamedTuple):
     # (code, why, path) the run found about its own evidence: tampered, unstable, the base unrunnable
     findings: tuple[tuple[str, str, str | None], ...] = ()
     flipped: tuple[str, ...] = ()  # node ids of the base tests that failed at the base and passed in this run
+    tree: str | None = None  # the tree id of what the test ran on (the scored tree), when it ran in a checkout
 
 
 class CommitMessage(NamedTuple):

@@ -4,7 +4,9 @@ git passes the file holding the message it is about to record; its Blast-Radius 
 Justification / Rollback trailers count. This is the one place a bare word is a file.
 
 The required test runs once per commit: this stage reuses the pre-commit stage's run of the same
-change (testrun/verdict_record.py), and runs the test only when no such record matches.
+change (testrun/verdict_record.py), and runs the test only when no such record matches. When git
+is about to commit exactly the tree the pre-commit stage PASSed, with nothing else changed, the
+whole verdict is reused and only the message is read (stage_record.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
+    from .stage_record import reuse
+
+    reused = reuse(args, ctx, args.message_path)
+    if reused is not None:
+        return reused
     args.message_file = [*args.message_file, args.message_path]
     args.reuse_test = True
     return score.run(args, ctx)

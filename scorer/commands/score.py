@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 from collections.abc import Callable
 
 from ..context import Context
 from ..report import FORMATS
-from .shared import add_gate, add_log_db, add_scope, emit, log_decision, repository, scope_options
+from .shared import add_gate, add_log_db, add_scope, branch_skipped, emit, log_decision, repository, scope_options
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
@@ -96,16 +95,6 @@ def _opened(args: argparse.Namespace, ctx: Context) -> Callable[[], Repository]:
     return repo
 
 
-def _branch_skipped(args: argparse.Namespace, repo: Callable[[], Repository]) -> str | None:
-    """The branch name when --branches says not to score it; None to score."""
-    if not args.branches:
-        return None
-    branch = repo().branch()
-    if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
-        return None  # detaching HEAD must not be a way around the gate
-    return branch
-
-
 def run(args: argparse.Namespace, ctx: Context) -> int:
     from ..pipeline import could_not_score, score
     from ..terminal import progress_line, use_colour
@@ -114,7 +103,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     opened = _opened(args, ctx)
     with progress_line(ctx.stderr, ctx.environ) as progress:
         try:
-            skipped = _branch_skipped(args, opened)
+            skipped = branch_skipped(args, opened)
             if skipped is not None:
                 from ..secrets.redaction import redact  # a branch name is free text the job chose
 
@@ -135,5 +124,9 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
         except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
             result = could_not_score(exc, "range" if args.base else "worktree")
     emit(result, outputs, ctx, use_colour(args.color, ctx.stdout, ctx.environ))
+    if args.defer_justifications and args.since and not args.message_file:  # the pre-commit stage's shape
+        from .stage_record import record
+
+        record(result, args, ctx, opened)
     log_decision(result, args, ctx, opened)
     return result.exit_code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -104,6 +105,20 @@ def repository(args: argparse.Namespace, ctx: Context) -> Repository:
     return Repository(os.path.join(ctx.cwd, args.repo), ctx.environ, receiving=getattr(args, "receiving", False))
 
 
+def branch_skipped(args: argparse.Namespace, repo: Callable[[], Repository]) -> str | None:
+    """The branch name when --branches says not to score it; None to score."""
+    return skipped_branch(args, repo().branch()) if args.branches else None
+
+
+def skipped_branch(args: argparse.Namespace, branch: str | None) -> str | None:
+    """`branch` (the current one, None when detached) when --branches says not to score it; None to score."""
+    if not args.branches:
+        return None
+    if branch is None or any(fnmatch.fnmatchcase(branch, g) for g in args.branches):
+        return None  # detaching HEAD must not be a way around the gate
+    return branch
+
+
 def manifest_file(args: argparse.Namespace, ctx: Context) -> Path:
     """The same manifest, named the same way, that scoring reads (and whose pin it checks)."""
     from ..manifest.locate import manifest_path
@@ -177,9 +192,11 @@ __all__ = [
     "add_manifest",
     "add_repo",
     "add_scope",
+    "branch_skipped",
     "emit",
     "log_decision",
     "manifest_file",
     "scope_options",
+    "skipped_branch",
     "spare_log",
 ]

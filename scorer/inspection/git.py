@@ -203,6 +203,12 @@ class Repository(GitProcess):
             self.run("update-index", "--add", "--remove", "--replace", "-z", "--stdin", stdin=stdin, index=index_file)
         return self.run("write-tree", index=index_file).decode().strip()
 
+    def index_tree(self) -> str | None:
+        """The tree id of the index (in a commit hook, the one $GIT_INDEX_FILE names), as `git commit`
+        builds it: `git write-tree`; None when it cannot be one tree (unmerged entries)."""
+        out = self.run("write-tree", ok=(0, 128))
+        return out.decode().strip() or None
+
     def tree_id(self, rev: str) -> str:
         """The full id of `rev`'s tree (a commit id or a tree id)."""
         return self.run("rev-parse", "--verify", "--end-of-options", f"{rev}^{{tree}}").decode().strip()

@@ -59,7 +59,7 @@ def run_required(
             base = base_cache.collected(repo.git_dir, trees.base, manifest, environ, repo.root, collect, work.root)
             # paid once per base; what pytest autoloaded there is kept in the record (unknown: autoload off, none)
             plugins = None if base is None else (base.plugins if base.plugins is not None else ())
-            test = _spec_then_job(run, trees, base, plugins, spec_only)
+            test = _spec_then_job(run, trees, base, plugins, spec_only)._replace(tree=trees.scored)
         if before is not None:
             effects = snapshot.differences(before, snapshot.take(repo), frozenset())
             test = test._replace(side_effects=tuple((e.path, e.what) for e in effects))

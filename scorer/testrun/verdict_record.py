@@ -104,20 +104,20 @@ def store(git_dir: str, key: Key, outcome: TestOutcome) -> bool:
     from ..secrets.redaction import redact
 
     kept = outcome._replace(output_tail=redact(outcome.output_tail), reason=redact(outcome.reason))
-    return cache_store.write_entry(record_path(git_dir), key._asdict(), _plain(kept))
+    return cache_store.write_entry(record_path(git_dir), key._asdict(), plain_outcome(kept))
 
 
 def load(git_dir: str, key: Key) -> TestOutcome | None:
     """The recorded outcome if the record is ours, whole, and for exactly `key`; else None."""
     plain = cache_store.read_entry(record_path(git_dir), key._asdict())
     try:
-        outcome = _outcome(plain) if isinstance(plain, dict) else None
+        outcome = outcome_from_plain(plain) if isinstance(plain, dict) else None
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return outcome if outcome is not None and outcome.status in RAN else None
 
 
-def _plain(outcome: TestOutcome) -> dict[str, Any]:
+def plain_outcome(outcome: TestOutcome) -> dict[str, Any]:
     out = outcome._asdict()
     for name in ("evidence", "envelope"):
         if out[name] is not None:
@@ -125,7 +125,7 @@ def _plain(outcome: TestOutcome) -> dict[str, Any]:
     return json.loads(json.dumps(out))  # tuples as lists: exactly what is read back
 
 
-def _outcome(plain: dict[str, Any]) -> TestOutcome:
+def outcome_from_plain(plain: dict[str, Any]) -> TestOutcome:
     """A TestOutcome from its plain form; raises unless it is exactly one `_plain` wrote."""
 
     def pairs(items: list[list[Any]]) -> tuple[tuple[Any, ...], ...]:
@@ -145,6 +145,6 @@ def _outcome(plain: dict[str, Any]) -> TestOutcome:
             "envelope": envelope or None,
         }
     )
-    if _plain(outcome) != plain:
+    if plain_outcome(outcome) != plain:
         raise ValueError("not a recorded outcome")
     return outcome
