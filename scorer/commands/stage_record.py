@@ -121,7 +121,7 @@ def _recordable(
     raw = repo.read_file(tip, rel)
     if raw is None or hashlib.sha256(raw).hexdigest() != result.manifest_sha256:
         return None
-    manifest = parse_manifest(raw, rel)
+    manifest = parse_manifest(raw, f"{rel} at base {tip[:12]}")  # the name read_manifest gave it: parsed once
     if _sensitive(result, manifest, rel):
         return None  # trailers decide sensitive paths: the commit-msg stage judges the whole change
     from ..testrun import verdict_record
