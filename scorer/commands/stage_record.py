@@ -121,7 +121,7 @@ def _recordable(
     raw = repo.read_file(tip, rel)
     if raw is None or hashlib.sha256(raw).hexdigest() != result.manifest_sha256:
         return None
-    manifest = parse_manifest(raw, rel)
+    manifest = parse_manifest(raw, f"{rel} at base {tip[:12]}")  # the name read_manifest gave it: parsed once
     if _sensitive(result, manifest, rel):
         return None  # trailers decide sensitive paths: the commit-msg stage judges the whole change
     from ..testrun import verdict_record
@@ -176,10 +176,11 @@ def reuse(args: argparse.Namespace, ctx: Context, message: str) -> int | None:
         return None
     if result is None:
         return None
+    from ..terminal import use_colour
     from .shared import emit, log_decision
 
     result = result._replace(started_at=started, duration_s=time.monotonic() - clock)
-    emit(result, [["text", None]], ctx)
+    emit(result, [["text", None]], ctx, use_colour(args.color, ctx.stdout, ctx.environ))
     log_decision(result, args, ctx, lambda: repo)
     return result.exit_code
 
@@ -187,7 +188,7 @@ def reuse(args: argparse.Namespace, ctx: Context, message: str) -> int | None:
 def _plain_stage(args: argparse.Namespace) -> bool:
     """The installed commit-msg hook's shape: --since, the text report, no other scope or mode."""
     plain = not (args.base or args.head or args.shadow or getattr(args, "outputs", None))
-    return bool(plain and args.since and not args.message_file and args.color != "always")
+    return bool(plain and args.since and not args.message_file)
 
 
 def _reused(args: argparse.Namespace, ctx: Context, repo: Repository, message: str) -> Result | None:
