@@ -8,13 +8,15 @@ command hook on a Write payload (a new process per call, as Claude Code and Code
 the `score-diff` console script beside this interpreter, what `score-diff guard install` writes),
 and the same payload POSTed to `score-diff serve` (its own process, on a loopback port) on a
 fresh connection per request: by one client, and by ten clients at once (each of the ten
-requests of a burst is one sample). Each round runs every row once, so load from other work
-spreads over all of them; p50 and p95 are reported, and for the rows that are a process of their
-own the p50 of its CPU time (user + system, from the kernel's accounting of the reaped child):
-on a machine shared with other work the wall time measures the queue for a core as much as
-the program, the CPU time much less so. The decision log is written on every
-call, as in real use. `--tracked` commits the manifest in the repository and reads it from
-HEAD (git calls more per decision) instead of passing --manifest with a file outside it.
+requests of a burst is one sample), and each sidecar's CPU time a request over the run (the
+server process and the git processes it reaped, its log rows included). Each round runs
+every row once, so load from other work spreads over all of them; p50 and p95 are reported,
+and for the rows that are a process of their own the p50 of its CPU time (user + system,
+from the kernel's accounting of the reaped child): on a machine shared with other work the
+wall time measures the queue for a core as much as the program, the CPU time much less so.
+The decision log is written on every call, as in real use. `--tracked` commits the manifest
+in the repository and reads it from HEAD (git calls more per decision) instead of passing
+--manifest with a file outside it.
 `--baseline DIR` adds the command hook of another source checkout (the previous main) as a row;
 `--baseline FILE` (an installed console script, e.g. /work/venvs/main-base/bin/score-diff) does
 the same with that build, and times its sidecar beside this one. Two Bash payloads are timed
@@ -181,9 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [f"{name}{tag}" for tag in sidecars for name in (one, many)]
     times: dict[str, list[float]] = {name: [] for name in [*commands, *rows]}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
+    served: dict[str, float] = {}
     try:
         for _, port in sidecars.values():
             post(port, payload)  # the sidecar's own first call (imports) is not a sample
+        served = {tag: sidecar_cpu(server.pid) for tag, (server, _) in sidecars.items()}
         for _ in range(args.calls):
             for name, (argv_, data) in commands.items():
                 cpu_before = _children_cpu()
@@ -194,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             for tag, (_, port) in sidecars.items():
                 times[one + tag].append(post(port, payload))
                 times[many + tag].extend(burst(port, payload))
+        time.sleep(0.5)  # the last rows logged, which are part of what a request costs
+        served = {tag: sidecar_cpu(server.pid) - served[tag] for tag, (server, _) in sidecars.items()}
     finally:
         for server, _ in sidecars.values():
             server.terminate()
@@ -227,7 +233,21 @@ def main(argv: list[str] | None = None) -> int:
     if f"{one}, baseline" in times:
         then1, then10 = pct(times[f"{one}, baseline"], 0.5), pct(times[f"{many}, baseline"], 0.5)
         print(f"sidecar p50, baseline: {then1:.1f} ms one client, {then10:.1f} ms ten")
+    for label, spent in served.items():
+        each = spent / (args.calls * (1 + CLIENTS)) * 1000
+        print(f"sidecar{label} CPU per request (its log row and git children included): {each:.2f} ms")
     return 0
+
+
+def sidecar_cpu(pid: int) -> float:
+    """User + system seconds of a running sidecar and of the git processes it has reaped (Linux's
+    /proc; 0 elsewhere): the server's cost a request, which the load of other work hardly moves."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(t) for t in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
 
 
 def _children_cpu() -> float:
