@@ -35,7 +35,7 @@ BUSY_TIMEOUT_S = 10.0  # how long a writer waits for another process's lock
 # A guard decision is answered before it is logged, and the hook's process still waits for the
 # log: so a guard row waits for another process's lock this long, once, then warns.
 GUARD_BUSY_TIMEOUT_S = 0.5
-GUARD_FOLD_BYTES = 32 << 10  # a guard row is folded with the others once the journal holds this (~60 rows)
+FOLD_BYTES = 32 << 10  # a row is folded with the others once the journal holds this (some 60 guard rows)
 EXPORT_KINDS = ("home", "secret", "email", "ip")
 
 _SCHEMA = (
@@ -103,12 +103,12 @@ def record_guard(db_path: str | os.PathLike[str], row: dict[str, Any], spare: Pa
     """Append one guard decision (keys: _COLUMNS and GUARD_COLUMNS); None, or a warning.
 
     The row goes to the journal with one write; the journal is folded into SQLite only once it
-    holds about GUARD_FOLD_BYTES, so a tool call pays for no database at all on most calls."""
+    holds about FOLD_BYTES, so a tool call pays for no database at all on most calls."""
     try:
         values = _guard_values(row)
     except Exception as e:  # a log that cannot be written never changes the decision
         return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
-    return _keep(db_path, values, spare, GUARD_BUSY_TIMEOUT_S, fold_from=GUARD_FOLD_BYTES)
+    return _keep(db_path, values, spare, GUARD_BUSY_TIMEOUT_S, fold_from=FOLD_BYTES)
 
 
 def record_guards(db_path: Path, rows: list[dict[str, Any]], spare: Path | None = None) -> str | None:
@@ -125,10 +125,10 @@ def record_guards(db_path: Path, rows: list[dict[str, Any]], spare: Path | None 
     try:
         journal.append(journal_file, data)
     except Exception:
-        kept = [_keep(db_path, v, spare, GUARD_BUSY_TIMEOUT_S, fold_from=GUARD_FOLD_BYTES) for v in prepared]
+        kept = [_keep(db_path, v, spare, GUARD_BUSY_TIMEOUT_S, fold_from=FOLD_BYTES) for v in prepared]
         return next((warning for warning in kept if warning), None)
     try:
-        if journal_file.stat().st_size < GUARD_FOLD_BYTES:
+        if journal_file.stat().st_size < FOLD_BYTES:
             return None
     except OSError:
         pass
@@ -147,13 +147,16 @@ def _guard_values(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def record(db_path: Path, result: Result, gate: str | None = None, spare: Path | None = None) -> str | None:
-    """Append one row for `result`, asked for by `gate`; return None, or a warning if it could not be written."""
+    """Append one row for `result`, asked for by `gate`; return None, or a warning if it could not be written.
+
+    Like a guard row, it is folded into SQLite with the others once the journal holds FOLD_BYTES:
+    a scoring opens no database on most runs, and `read` lists the rows still waiting."""
     try:
         values = dict(zip(_WRITTEN, (*_row(result), result.test.status, _r(result.branch), gate), strict=True))
         values["row_uid"] = _uid()
     except Exception as e:  # a log that cannot be written never changes the verdict
         return f"decision log not written to {db_path}: {type(e).__name__}: {e}"
-    return _keep(db_path, values, spare, BUSY_TIMEOUT_S, fold_from=0)
+    return _keep(db_path, values, spare, BUSY_TIMEOUT_S, fold_from=FOLD_BYTES)
 
 
 def _uid() -> str:
@@ -176,7 +179,7 @@ def _keep(
             return None
     except OSError:
         pass
-    from pathlib import Path  # once in about 60 rows: the fold
+    from pathlib import Path  # once in about 60 guard rows: the fold
 
     return fold(Path(db_path), spare, busy_s)
 

@@ -38,9 +38,46 @@ def result(job: str | None = "job-1", n: int = 0, **kw: object) -> Result:
     return Result(**fields)  # type: ignore[arg-type]
 
 
+REAL_FOLD_BYTES = decision_log.FOLD_BYTES
+
+
+@pytest.fixture(autouse=True)
+def every_row_folds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most tests here are about the fold and its faults: each row folds as it is kept. The tests
+    of rows waiting below the threshold set the real one back."""
+    monkeypatch.setattr(decision_log, "FOLD_BYTES", 0)
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "git" / "score-diff" / "decisions.sqlite3"
+
+
+def test_a_scoring_row_waits_in_the_journal_until_it_holds_fold_bytes(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scoring opens no database on most runs (issue 29): its row is appended to the journal,
+    read back with the folded ones, exported, and folded with the others once the journal is full."""
+    monkeypatch.setattr(decision_log, "FOLD_BYTES", REAL_FOLD_BYTES)
+    assert record(db, result(job="first")) is None
+    assert not db.exists()
+    (row,) = read(db)
+    assert (row["id"], row["job_id"], row["verdict"]) == (None, "first", PASS)
+    out = db.parent / "export.jsonl"
+    export(db, out)
+    assert [json.loads(line)["job_id"] for line in out.read_text().splitlines()] == ["first"]
+    journal_file, n = db.with_name(db.name + ".rows"), 0
+    while journal_file.exists():  # each row appended; the one that fills the journal folds them all
+        size = journal_file.stat().st_size
+        assert size < REAL_FOLD_BYTES and not db.exists()
+        n += 1
+        assert record(db, result(job=f"job-{n}", n=3)) is None
+    assert n > 20  # about 32 KiB of rows folded at once, not one row each
+    with sqlite3.connect(db) as conn:
+        stored = [job for (job,) in conn.execute("SELECT job_id FROM decisions ORDER BY id")]
+    assert stored == ["first", *(f"job-{i}" for i in range(1, n + 1))]
+    assert record(db, result(job="after")) is None  # a new journal, waiting again
+    assert [(r["id"], r["job_id"]) for r in read(db)][:2] == [(None, "after"), (n + 1, f"job-{n}")]
 
 
 def test_round_trip_creates_the_directory_and_keeps_every_field(db: Path) -> None:
@@ -523,7 +560,7 @@ def test_a_guard_row_the_journal_refuses_goes_to_the_database_however_the_log_is
 def test_a_full_journal_is_folded_however_the_log_is_named(
     db: Path, monkeypatch: pytest.MonkeyPatch, by_name: bool
 ) -> None:
-    monkeypatch.setattr(decision_log, "GUARD_FOLD_BYTES", 0)  # every row folds
+    monkeypatch.setattr(decision_log, "FOLD_BYTES", 0)  # every row folds (as the autouse fixture says)
     assert decision_log.record_guard(str(db) if by_name else db, {**GUARD_ROW, "decision": "ask"}) is None
     assert [(r["id"], r["decision"]) for r in read(db)] == [(1, "ask")]
     assert not os.path.exists(f"{db}.rows")

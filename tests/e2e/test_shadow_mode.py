@@ -49,9 +49,16 @@ def _all_outputs(repo: GitRepo, *extra: str) -> tuple[int, str]:
 
 
 def _log_text(repo: GitRepo) -> str:
+    """Everything the log holds on disk: the database's rows, if a fold made it, and every byte of
+    the journals whose rows wait to be folded."""
     db = repo.root / ".git" / "score-diff" / "decisions.sqlite3"
-    with sqlite3.connect(db) as conn:
-        return json.dumps(conn.execute("SELECT * FROM decisions").fetchall())
+    text = ""
+    if db.exists():
+        with sqlite3.connect(db) as conn:
+            text = json.dumps(conn.execute("SELECT * FROM decisions").fetchall())
+    journals = sorted(db.parent.glob(db.name + ".rows*"))
+    assert db.exists() or journals, "the scoring logged no row"
+    return text + "".join(p.read_text(encoding="utf-8") for p in journals)
 
 
 def test_no_secret_appears_in_any_output_log_or_export(planted: GitRepo, capsys):
