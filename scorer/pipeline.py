@@ -110,40 +110,25 @@ def _check_content(job: Job, into: list[Violation], seen: list[int], added: Adde
         into.extend(check(added, job))
 
 
-def _as_it_streams(
-    job: Job, into: list[Violation], seen: list[int], once: ReadOnce | None, parsed: list[int], added: AddedText
-) -> None:
+def _as_it_streams(job: Job, into: list[Violation], seen: list[int], once: ReadOnce | None, added: AddedText) -> None:
     """Each batch of added lines while git streams the rest: the content checks, then the reads the
     checks after inspection will ask for (`_warm`)."""
     _check_content(job, into, seen, added)
     if once is not None:
-        _warm(once, parsed, added)
+        _warm(once, added)
 
 
-def _warm(once: ReadOnce, parsed: list[int], added: AddedText) -> None:
+def _warm(once: ReadOnce, added: AddedText) -> None:
     """Read the working tree's Python files with added lines in this batch through the checks' one
-    `ReadOnce`, and parse them as the checks will (pyast.parse under pyast.deep, remembered by blob
-    id), while git is still writing the diff: on large, git's diff is the longest wait, and Python
-    waits for most of it. The checks judge the version read first either way (checks/reads.py),
-    and a blob's first parse is every check's. A read or parse that fails is not remembered as an
-    answer: the check meets the error itself, so it still stops the scoring where it did. Past
-    pyast's 1,024 remembered trees only the reads are made early: the checks would parse again."""
-    from .checks import pyast
-
+    `ReadOnce`, while git is still writing the diff: on large, git's diff is the longest wait, and
+    Python waits for most of it. The checks judge the version read first either way
+    (checks/reads.py). A read that fails is not cached: the check reads again and meets the error
+    itself, so it still stops the scoring where it did. (Parsing here too was measured and left
+    out: past pyast's 1,024 remembered blob ids, every check hashed each module once more.)"""
     paths = list(dict.fromkeys(path for path, _ in added.locations if path.endswith((".py", ".pyw"))))
-    if not paths:
-        return
-    try:
-        found = once.read_files(None, paths)
-    except Exception:  # not cached: the check reads again and meets the error itself
-        return
-    with pyast.holding():
-        for path, source in found.items():
-            if parsed[0] >= pyast.MAX_TREES:
-                return
-            parsed[0] += 1
-            with contextlib.suppress(ScoreDiffError), pyast.deep(path):
-                pyast.parse(source)
+    if paths:
+        with contextlib.suppress(Exception):
+            once.read_files(None, paths)
 
 
 def _drop_untracked_manifest(
@@ -319,7 +304,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         from .checks.reads import ReadOnce
 
         once = ReadOnce(repo)  # the checks' reader, filled while the diff streams (`_warm`)
-        ins = pending(partial(_as_it_streams, job, content, seen, once, [0]), reads)
+        ins = pending(partial(_as_it_streams, job, content, seen, once), reads)
     if seen[0] != len(ins.added.text):  # every added line must have been checked, once
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     _V = TypeVar("_V")
 _TREES: dict[bytes, ast.Module] = {}  # by blob id: every check reads a blob's one tree
 _MAX_TREES = 1024  # a scoring of more modules keeps the newest this many (one_scoring lets all go)
-MAX_TREES = _MAX_TREES  # for a caller that parses ahead of the checks (pipeline._warm)
 # Blobs that are not Python, kept apart with a far higher bound: a blob id costs ~90 bytes here, and
 # on a change of 2,000 such files each check after the first would otherwise compile each one again.
 # (Outside one_scoring, as after the test run in a long-lived server, the bound keeps it small.)
@@ -103,22 +102,6 @@ def _remember(cache: dict[_K, _V], key: _K, value: _V, bound: int = _MAX_TREES) 
     if len(cache) >= bound:
         del cache[next(iter(cache))]
     cache[key] = value
-
-
-@contextlib.contextmanager
-def holding() -> Iterator[None]:
-    """What one_scoring does but letting go: the collector off and every blob id remembered, for
-    the trees built before the checks (pipeline._warm, while git's diff streams); one_scoring then
-    lets them go with the rest."""
-    was, bound = gc.isenabled(), _ids_bound[0]
-    gc.disable()
-    _ids_bound[0] = _SCORING_IDS
-    try:
-        yield
-    finally:
-        _ids_bound[0] = bound
-        if was:
-            gc.enable()
 
 
 @contextlib.contextmanager

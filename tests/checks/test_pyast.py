@@ -52,20 +52,3 @@ def test_outside_a_scoring_the_memory_stays_bounded(monkeypatch: pytest.MonkeyPa
         assert ids == [pyast.blob_id(s) for s in read]  # forgetting costs a hash, never an answer
     finally:
         pyast._IDS.clear()
-
-
-def test_holding_remembers_like_a_scoring_and_lets_one_scoring_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pipeline._warm parses ahead of the checks under `holding`: the collector off and every id
-    remembered, kept for the checks' one_scoring, which lets them go."""
-    import gc
-
-    made = counted_sha1(monkeypatch)
-    read = sources(MANY)
-    with pyast.holding():
-        assert not gc.isenabled()
-        [pyast.blob_id(s) for s in read]
-    assert gc.isenabled() and len(pyast._IDS) == MANY
-    with pyast.one_scoring():
-        [pyast.blob_id(s) for s in read]
-        assert len(made) == MANY
-    assert pyast._IDS == {}
