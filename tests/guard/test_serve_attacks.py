@@ -9,32 +9,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import socket
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from scorer.guard import serve
-from scorer.guard.run import GuardOptions
-from scorer.guard.serve import GuardServer
+from tests.testing.guard import serving
 from tests.testing.repo import GitRepo
-
-
-@contextlib.contextmanager
-def running(repo: GitRepo, log_db: str | None = None, **kwargs: Any) -> Iterator[GuardServer]:
-    opts = GuardOptions("claude", str(repo.manifest_path), str(repo.root), log=log_db is not None, log_db=log_db)
-    server = GuardServer(0, {"HOME": str(repo.scratch), "PATH": os.environ["PATH"]}, opts, **kwargs)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def exchange(port: int, request: bytes) -> tuple[str, dict[str, Any]]:
@@ -89,7 +72,7 @@ def fenced(committed: GitRepo) -> GitRepo:
 
 
 def test_an_allowed_write_is_allowed(fenced: GitRepo) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         status, body = exchange(server.server_address[1], request(payload(fenced, "allowed/a.py")))
     assert status == "HTTP/1.1 200 OK" and body == {}
 
@@ -98,7 +81,7 @@ def test_every_decision_is_logged_after_its_answer(fenced: GitRepo) -> None:
     from scorer.decision_log import read
 
     db = fenced.scratch / "log.sqlite3"
-    with running(fenced, log_db=str(db)) as server:
+    with serving(fenced, log_db=str(db)) as server:
         port = server.server_address[1]
         for path in ("allowed/a.py", "other/b.py", "allowed/c.py"):
             exchange(port, request(payload(fenced, path)))
@@ -123,7 +106,7 @@ def test_every_decision_is_logged_after_its_answer(fenced: GitRepo) -> None:
     ],
 )
 def test_every_refusal_is_a_deny_in_a_200(fenced: GitRepo, kwargs: dict[str, Any], why: str) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         status, body = exchange(server.server_address[1], request(payload(fenced, "allowed/a.py"), **kwargs))
     assert status == "HTTP/1.1 200 OK"
     assert claude_decision(body) == "deny" and why in body["hookSpecificOutput"]["permissionDecisionReason"]
@@ -131,13 +114,13 @@ def test_every_refusal_is_a_deny_in_a_200(fenced: GitRepo, kwargs: dict[str, Any
 
 @pytest.mark.parametrize("raw", [b"GARBAGE\r\n\r\n", b"POST /score?agent=claude HTTP/9.9\r\n\r\n", b"\r\n\r\n"])
 def test_a_request_http_server_cannot_read_is_a_deny(fenced: GitRepo, raw: bytes) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         status, body = exchange(server.server_address[1], raw)
     assert status in ("HTTP/1.1 200 OK", "") and (status == "" or claude_decision(body) == "deny")
 
 
 def test_the_legitimate_neighbours_are_answered(fenced: GitRepo) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         port = server.server_address[1]
         for host, ctype in [("localhost:7749", "application/json; charset=utf-8"), ("LOCALHOST", "Application/JSON")]:
             status, body = exchange(port, request(payload(fenced, "allowed/a.py"), host=host, content_type=ctype))
@@ -147,7 +130,7 @@ def test_the_legitimate_neighbours_are_answered(fenced: GitRepo) -> None:
 
 
 def test_an_unknown_agent_gets_claudes_deny_and_a_known_one_its_own(fenced: GitRepo) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         _, gemini = exchange(server.server_address[1], request(b"{", target="/score?agent=gemini"))
     assert gemini["decision"] == "deny"
 
@@ -157,7 +140,7 @@ def test_an_internal_failure_is_a_deny(fenced: GitRepo, monkeypatch: pytest.Monk
         raise RuntimeError("broken")
 
     monkeypatch.setattr(serve._Handler, "_decide", boom)
-    with running(fenced) as server:
+    with serving(fenced) as server:
         status, body = exchange(server.server_address[1], request(payload(fenced, "allowed/a.py")))
     assert status == "HTTP/1.1 200 OK" and claude_decision(body) == "deny"
     assert "RuntimeError" in body["hookSpecificOutput"]["permissionDecisionReason"]
@@ -176,7 +159,7 @@ def test_one_sessions_slow_call_does_not_hold_up_anothers(fenced: GitRepo, monke
         return real(raw, *args)
 
     monkeypatch.setattr(run, "evaluate", evaluate)
-    with running(fenced) as server:
+    with serving(fenced) as server:
         port = server.server_address[1]
         answers: list[dict[str, Any]] = []
         slow = threading.Thread(target=lambda: answers.append(exchange(port, request(payload(fenced, "a", "slow")))[1]))
@@ -193,7 +176,7 @@ def test_half_sent_requests_hold_no_more_threads_than_the_cap(fenced: GitRepo) -
     stderr = io.StringIO()
     # idle_s: the kept handler threads (guard/workers.py) end soon after their clients go, so the
     # count below falls back as it did when each request had a thread of its own.
-    with contextlib.redirect_stderr(stderr), running(fenced, max_threads=16, idle_s=0.05) as server:
+    with contextlib.redirect_stderr(stderr), serving(fenced, max_threads=16, idle_s=0.05) as server:
         port = server.server_address[1]
         before = threading.active_count()
         stalled = []
@@ -216,7 +199,7 @@ def test_half_sent_requests_hold_no_more_threads_than_the_cap(fenced: GitRepo) -
 
 def test_a_stalled_client_times_out_quietly(fenced: GitRepo) -> None:
     stderr = io.StringIO()
-    with contextlib.redirect_stderr(stderr), running(fenced, timeout_s=0.2, idle_s=0.05) as server:
+    with contextlib.redirect_stderr(stderr), serving(fenced, timeout_s=0.2, idle_s=0.05) as server:
         port = server.server_address[1]
         before = threading.active_count()
         with socket.create_connection(("127.0.0.1", port)) as sock:
@@ -249,7 +232,7 @@ def _run_hook(command: str, raw: bytes) -> tuple[int, str, str]:
 
 
 def test_the_sidecar_hook_asks_the_sidecar(fenced: GitRepo) -> None:
-    with running(fenced) as server:
+    with serving(fenced) as server:
         command = _hook_command(fenced, server.server_address[1])
         assert _run_hook(command, payload(fenced, "allowed/a.py")) == (0, "{}", "")  # no decision: the normal flow
         code, out, _ = _run_hook(command, payload(fenced, "other/b.py"))

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from scorer.guard import run, serve
-from scorer.guard.run import GuardOptions
 from scorer.guard.serve import GuardServer
 from scorer.guard.workers import Workers
+from tests.testing.guard import serving
 from tests.testing.repo import GitRepo
 
 WAIT_S = 30.0  # a bound on waits that should end at once: a bug fails the test instead of hanging it
@@ -116,18 +115,8 @@ def test_a_job_that_escapes_ends_its_worker_without_losing_the_next_job(monkeypa
 # --- the server ----------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def running(repo: GitRepo, **kwargs: Any) -> Iterator[GuardServer]:
-    opts = GuardOptions("claude", str(repo.manifest_path), str(repo.root), log_db=str(repo.scratch / "log.sqlite3"))
-    server = GuardServer(0, {"HOME": str(repo.scratch), "PATH": os.environ["PATH"]}, opts, **kwargs)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+def running(repo: GitRepo, **kwargs: Any) -> contextlib.AbstractContextManager[GuardServer]:
+    return serving(repo, str(repo.scratch / "log.sqlite3"), **kwargs)
 
 
 def ask(port: int, repo: GitRepo, path: str) -> dict[str, Any]:

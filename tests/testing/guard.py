@@ -5,10 +5,16 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from scorer import main as cli
 from scorer.decision_log import read
+from scorer.guard.run import GuardOptions
+from scorer.guard.serve import GuardServer
 from tests.testing.repo import GitRepo
 
 
@@ -125,3 +131,19 @@ def _transcript(path: Path, *texts: str) -> str:
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return str(path)
+
+
+@contextlib.contextmanager
+def serving(repo: GitRepo, log_db: str | None = None, **kwargs: Any) -> Iterator[GuardServer]:
+    """`score-diff serve` for Claude Code on a loopback port of its own, in a thread; logged to
+    `log_db` when one is given. Shut down and closed on the way out."""
+    opts = GuardOptions("claude", str(repo.manifest_path), str(repo.root), log=log_db is not None, log_db=log_db)
+    server = GuardServer(0, {"HOME": str(repo.scratch), "PATH": os.environ["PATH"]}, opts, **kwargs)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
