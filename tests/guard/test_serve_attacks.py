@@ -17,6 +17,7 @@ import pytest
 
 from scorer.guard import serve
 from tests.testing.guard import serving
+from tests.testing.guard import write_payload as payload
 from tests.testing.repo import GitRepo
 
 
@@ -46,19 +47,6 @@ def request(
     if content_type is not None:
         headers.append(f"Content-Type: {content_type}")
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
-
-
-def payload(repo: GitRepo, path: str, session: str = "s") -> bytes:
-    return json.dumps(
-        {
-            "session_id": session,
-            "prompt_id": "p",
-            "cwd": str(repo.root),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Write",
-            "tool_input": {"file_path": f"{repo.root}/{path}", "content": "x = 1\n"},
-        }
-    ).encode()
 
 
 def claude_decision(body: dict[str, Any]) -> str:

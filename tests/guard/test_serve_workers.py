@@ -14,7 +14,7 @@ import pytest
 from scorer.guard import run, serve
 from scorer.guard.serve import GuardServer
 from scorer.guard.workers import Workers
-from tests.testing.guard import serving
+from tests.testing.guard import serving, write_payload
 from tests.testing.repo import GitRepo
 
 WAIT_S = 30.0  # a bound on waits that should end at once: a bug fails the test instead of hanging it
@@ -120,16 +120,7 @@ def running(repo: GitRepo, **kwargs: Any) -> contextlib.AbstractContextManager[G
 
 
 def ask(port: int, repo: GitRepo, path: str) -> dict[str, Any]:
-    body = json.dumps(
-        {
-            "session_id": "s",
-            "prompt_id": "p",
-            "cwd": str(repo.root),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Write",
-            "tool_input": {"file_path": f"{repo.root}/{path}", "content": "x = 1\n"},
-        }
-    ).encode()
+    body = write_payload(repo, path)
     head = "POST /score?agent=claude HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     with socket.create_connection(("127.0.0.1", port)) as sock:

@@ -147,3 +147,17 @@ def serving(repo: GitRepo, log_db: str | None = None, **kwargs: Any) -> Iterator
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def write_payload(repo: GitRepo, path: str, session: str = "s") -> bytes:
+    """Claude Code's PreToolUse payload for a Write of one small Python line to `path` in `repo`."""
+    return json.dumps(
+        {
+            "session_id": session,
+            "prompt_id": "p",
+            "cwd": str(repo.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": f"{repo.root}/{path}", "content": "x = 1\n"},
+        }
+    ).encode()
