@@ -122,6 +122,9 @@ class PathMatcher:
         self._files = frozenset(e for e in literal if not e.endswith("/"))
         self._dirs = frozenset(e if e.endswith("/") else e + "/" for e in literal if literal_dirs or e.endswith("/"))
         forms = [_wildmatch_form(e) for e in entries if is_glob(e)]
+        # `**` and `dir/**` as the prefix they are, without a regex to compile on every tool call.
+        self._prefixes = tuple(prefix for prefix in map(everything_below, forms) if prefix is not None)
+        forms = [f for f in forms if everything_below(f) is None]
         # One regex for the globs a regex matches in linear time; the rest segment by segment.
         self._regex = _alternation([_covering(*translate(f)) for f in forms if not _deep(f)])
         self._deep = [_DeepGlob(f) for f in forms if _deep(f)]
@@ -138,13 +141,28 @@ class PathMatcher:
             return True
         if self._dirs and any(d in self._dirs for d in _parent_dirs(path)):  # most matchers have none
             return True
-        if self._regex is None and not self._deep:
+        if self._regex is None and not self._deep and not self._prefixes:
             return False
         path = _wildmatch_form(path)
+        if any(len(path) > len(prefix) and path.startswith(prefix) for prefix in self._prefixes):
+            return True
         if self._regex is not None and self._regex.fullmatch(path):
             return True
         segments = path.split("/")
         return any(glob.covers(segments) for glob in self._deep)
+
+
+def everything_below(form: str) -> str | None:
+    """For `**` (every path) and `dir/**` with no glob character in `dir` (every path inside it), the
+    prefix a path must start with and be longer than: what `_covering(*translate(form))` fullmatches
+    (`.+` and `dir/.+`, then `(?:/.*)?`). None for every other entry. tests/manifest/test_globs_prefix.py
+    holds the two to each other."""
+    if form == "**":
+        return ""
+    head = form.removesuffix("/**")
+    if head == form or not head or is_glob(head):
+        return None
+    return head + "/"
 
 
 def _covering(regex: str, dir_only: bool) -> str:
@@ -377,6 +395,8 @@ def compile_entry(entry: str) -> None:
         )
     if "[:" in entry:
         raise GlobError("has '[:' in a class, which git reads as a POSIX class name; spell the characters out")
+    if "[" not in entry:  # no class: the translation is escaped literals and fixed forms, which compile
+        return  # (tests/manifest/test_globs_prefix.py compiles generated ones), so nothing to compile here
     try:
         with warnings.catch_warnings():  # the same answer whatever the interpreter's warning filters
             warnings.simplefilter("error")

@@ -88,6 +88,49 @@ def _type(instance: Any, types: Any) -> str | None:
     return f"{instance!r} is not of type {', '.join(repr(t) for t in names)}"
 
 
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_WORD = _ASCII_LETTERS | frozenset("0123456789_")
+_LOWER_HEX = frozenset("0123456789abcdef")
+
+
+def _before_end(text: str) -> str:
+    """What a pattern ending in `$` must match up to: re.search's `$` also matches before a final newline."""
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _identifier(text: str) -> bool:
+    body = _before_end(text)
+    return bool(body) and body[0] in _ASCII_LETTERS | {"_"} and all(c in _WORD for c in body)
+
+
+def _digest(text: str) -> bool:
+    body = _before_end(text)
+    return body.startswith("sha256:") and 16 <= len(body) - 7 <= 64 and all(c in _LOWER_HEX for c in body[7:])
+
+
+def _absolute(text: str) -> bool:
+    if text.startswith(("/", "~/")):
+        return True
+    return len(text) >= 3 and text[0] in _ASCII_LETTERS and text[1] == ":" and text[2] in "\\/"
+
+
+# The shipped schemas' patterns as str tests: compiling them was ~1.8M instructions of every tool
+# call (issue 29). tests/manifest/test_schema_patterns.py holds each to re.search side by side, and
+# checks that every pattern the shipped schemas use is here; any other pattern goes to re.
+_PATTERNS: dict[str, Callable[[str], bool]] = {
+    "^[A-Za-z_][A-Za-z0-9_]*$": _identifier,
+    "^/": lambda text: text.startswith("/"),
+    "^sha256:[0-9a-f]{16,64}$": _digest,
+    "^(/|~/|[A-Za-z]:[\\\\/])": _absolute,
+}
+
+
+def _search(pattern: str, text: str) -> bool:
+    """re.search(pattern, text) is not None, as jsonschema asks it."""
+    known = _PATTERNS.get(pattern)
+    return known(text) if known is not None else re.search(pattern, text) is not None
+
+
 _ASSERT: dict[str, Callable[[Any, Any], str | None]] = {
     "type": _type,
     # Only enums of strings are understood, where jsonschema's equality is plain ==.
@@ -95,7 +138,7 @@ _ASSERT: dict[str, Callable[[Any, Any], str | None]] = {
     "minLength": lambda i, v: _length(i, v, "string", "short"),
     "maxLength": lambda i, v: _length(i, v, "string", "long"),
     "minItems": lambda i, v: _length(i, v, "array", "short"),
-    "pattern": lambda i, v: None if not isinstance(i, str) or re.search(v, i) else f"{i!r} does not match {v!r}",
+    "pattern": lambda i, v: None if not isinstance(i, str) or _search(v, i) else f"{i!r} does not match {v!r}",
     "minimum": lambda i, v: _number(i, v, "minimum"),
     "maximum": lambda i, v: _number(i, v, "maximum"),
     "exclusiveMinimum": lambda i, v: _number(i, v, "exclusiveMinimum"),
@@ -164,7 +207,7 @@ def _understood(schema: Any, root: dict[str, Any], where: str) -> None:
             _understood(value, root, f"{where}/items")
         elif keyword == "additionalProperties" and value is not False:
             raise SchemaNotUnderstood(f"{where}/additionalProperties: only false is implemented")
-        elif keyword == "pattern":
+        elif keyword == "pattern" and value not in _PATTERNS:  # each of those compiles (tests/manifest)
             re.compile(value)
         elif keyword == "enum" and not all(isinstance(v, str) for v in value):
             raise SchemaNotUnderstood(f"{where}/enum: only strings are implemented")

@@ -12,11 +12,11 @@ On top of the detectors' shapes it masks a private key *body* whose header is mi
 from __future__ import annotations
 
 import collections
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .. import digest
 from ..model import EnvelopeFacts, Justification, Result
+from .secret_values import LazyPattern
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _MASK = "****"
@@ -25,11 +25,20 @@ ENCODED = "secret-value-form"  # counted for a found value's plain, hex or base6
 # run in C, several times faster than a regex that must try every position.
 _RUNS = bytes(ord("a") if chr(i) in _B64 else ord(" ") for i in range(256))
 _LONG_RUN = b"a" * 40
-# Line ends, real or escaped as in a repr (`'...\\n...'`), kept so the text keeps its shape.
-_LINE_END = re.compile(r"(\r\n|\n|\r|\\r\\n|\\n)")
+# Line ends, real or escaped as in a repr (`'...\\n...'`), kept so the text keeps its shape;
+# compiled on first use, by a text with a base64 run in it (not on every logged tool call).
+_LINE_END = LazyPattern(r"(\r\n|\n|\r|\\r\\n|\\n)")
 _END_MARKER = "-----END "
 _TRAILING = " \t'\",;)]}"
 BODY_MIN, BODY_MAX = 40, 100  # PEM lines are 64 characters, OpenSSH 70, MIME 76
+
+
+def split_lines(text: str) -> list[str]:
+    """`_LINE_END.split(text)`: lines and the line ends between them. A text with no line end, real or
+    escaped, is one line without compiling the pattern (a logged path of 40 base64 characters)."""
+    if "\n" in text or "\r" in text or "\\n" in text:  # each of _LINE_END's forms holds one of these
+        return _LINE_END.split(text)
+    return [text]
 
 
 def _token(segment: str) -> tuple[int, int]:
@@ -77,7 +86,7 @@ def _key_body_found(text: str) -> tuple[str, int, set[str]]:
     found: set[str] = set()
     if _LONG_RUN not in text.encode("utf-8", "surrogatepass").translate(_RUNS):
         return text, 0, found
-    parts = _LINE_END.split(text)
+    parts = split_lines(text)
     lines = parts[::2]
     body = [_is_body(line) for line in lines]
     runs, i = 0, 0

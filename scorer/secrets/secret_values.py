@@ -40,6 +40,9 @@ class LazyPattern:
     def fullmatch(self, text: str) -> re.Match[str] | None:
         return self.compiled.fullmatch(text)
 
+    def split(self, text: str) -> list[str]:
+        return self.compiled.split(text)
+
 
 class PublishedSample(NamedTuple):
     """A value a vendor prints in its own documentation; a match containing it never fires."""
