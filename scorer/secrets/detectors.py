@@ -33,6 +33,10 @@ MAX_PER_DETECTOR = 100  # a flood of matches is listed once it is clearly a FAIL
 
 
 _PEM_START = "-----BEGIN "  # what every match of _pem_block starts with (the guard's log row rarely has it)
+# Every literal some secret detector's pattern needs (`Detector.patterns` runs a pattern only where
+# its literal is in the text): a text with none of them, and no PEM header, has nothing to mask.
+# The guard's log row redacts 13 short fields, most of them words like "allow" (issue 29).
+_LITERALS = tuple(sorted({lit for d in _SECRETS for lit in (*d.anchors, *(lit for lit, _ in d.more))}))
 
 
 @functools.cache
@@ -191,6 +195,8 @@ def _key_lines(block: str) -> set[str]:
 def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[str]]:
     """`redact_with_counts`, and the secret values it masked (for `secrets.encodings`)."""
     counts: collections.Counter[str] = collections.Counter()
+    if _PEM_START not in text and not any(literal in text for literal in _LITERALS):
+        return text, counts, frozenset()  # what the loop below answers: no detector has a pattern to run
     found: set[str] = set()
 
     def mask(detector: Detector) -> Callable[[re.Match[str]], str]:
