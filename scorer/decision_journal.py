@@ -13,7 +13,6 @@ Standard library only, and no sqlite3: the guard's hook appends a row without im
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
@@ -33,6 +32,13 @@ MAX_JOURNAL_BYTES = 64 << 20  # a journal past this is read no further (a log, n
 
 class JournalError(OSError):
     """The journal is not a regular file this process may use."""
+
+
+def _failure(kind: type[OSError], name: str, message: str, path: str) -> OSError:
+    """`kind(errno.NAME, message, path)`; errno is loaded only on a failure, not on every tool call (issue 29)."""
+    import errno
+
+    return kind(getattr(errno, name), message, path)
 
 
 def journal_name(db_path: str | os.PathLike[str]) -> str:
@@ -77,17 +83,17 @@ def append(path: str | os.PathLike[str], data: bytes) -> None:
         try:
             held = os.fstat(fd)
             if not stat.S_ISREG(held.st_mode):
-                raise JournalError(errno.EINVAL, "not a regular file", str(path))
+                raise _failure(JournalError, "EINVAL", "not a regular file", str(path))
             _flock(fd, shared=True)
             if not _still_named(path, held):
                 continue  # a fold moved it aside between our open and our lock: open the new one
             written = os.write(fd, data)
             if written != len(data):
-                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)", str(path))
+                raise _failure(OSError, "ENOSPC", f"short write ({written} of {len(data)} bytes)", str(path))
             return
         finally:
             os.close(fd)
-    raise JournalError(errno.EAGAIN, "the journal kept being moved aside", str(path))
+    raise _failure(JournalError, "EAGAIN", "the journal kept being moved aside", str(path))
 
 
 def _still_named(path: str | os.PathLike[str], held: os.stat_result) -> bool:
@@ -129,7 +135,7 @@ def rows(path: Path) -> list[dict[str, Any]]:
         return []
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise JournalError(errno.EINVAL, "not a regular file", str(path))
+            raise _failure(JournalError, "EINVAL", "not a regular file", str(path))
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = _read_upto(fh, MAX_JOURNAL_BYTES)
     finally:
@@ -180,7 +186,7 @@ class Folding:
         self.fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
         try:
             if not stat.S_ISREG(os.fstat(self.fd).st_mode):
-                raise JournalError(errno.EINVAL, "not a regular file", str(lock_path))
+                raise _failure(JournalError, "EINVAL", "not a regular file", str(lock_path))
             return _set_aside(journal) if _flock(self.fd, wait=False) else None
         except BaseException:  # the lock is not left held when the block never starts
             self._close()

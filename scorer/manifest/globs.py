@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-import warnings
 from collections.abc import Iterable, Sequence
 
 # Read with str methods, not module-level patterns: each compile costs every tool call (issue 29).
@@ -397,6 +396,8 @@ def compile_entry(entry: str) -> None:
         raise GlobError("has '[:' in a class, which git reads as a POSIX class name; spell the characters out")
     if "[" not in entry:  # no class: the translation is escaped literals and fixed forms, which compile
         return  # (tests/manifest/test_globs_prefix.py compiles generated ones), so nothing to compile here
+    import warnings  # here: only an entry with a class needs it, and it is a module load (issue 29)
+
     try:
         with warnings.catch_warnings():  # the same answer whatever the interpreter's warning filters
             warnings.simplefilter("error")

@@ -8,7 +8,6 @@ credential or a stand-in (a vendor's documented sample, `changeme`, `<your key>`
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -140,6 +139,8 @@ def is_stand_in(value: str) -> bool:
 
 def shannon_entropy(value: str) -> float:
     """Bits per character of `value`'s own character distribution."""
+    import math  # here: only a match is judged, and math is a module load on every tool call (issue 29)
+
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
 
