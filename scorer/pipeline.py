@@ -247,16 +247,36 @@ class Inspected(NamedTuple):
     trees: ReadOnce | None = None  # the checks' reader, with what was read while git streamed
 
 
-def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
-    """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
+def score(
+    opts: Options,
+    environ: Mapping[str, str],
+    clock: Callable[[], float] = time.monotonic,
+    repo: Repository | None = None,
+) -> Result:
+    """Score one change. Raises ScoreDiffError when it cannot establish a verdict.
+
+    `repo` is the repository opts name, already opened by the caller (`open_repository`), so
+    that the command's later questions (the decision log's place) need no discovery of their own."""
     started, started_at = clock(), now_iso()
-    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
+    repo = repo or open_repository(opts, environ)
     try:
         inspected = inspect(repo, opts, environ)
         result = judge(repo, inspected, opts, environ)
     finally:
         repo.close()  # git calls an error left running are stopped, never left behind
     return result._replace(duration_s=clock() - started, started_at=started_at)
+
+
+def open_repository(opts: Options, environ: Mapping[str, str]) -> Repository:
+    """The repository opts name; its discovery reads HEAD in the same git call (`_head`)."""
+    return Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving, read_head=True)
+
+
+def _head(repo: Repository) -> str | None:
+    """HEAD's commit: as the repository's discovery read it, if it did and nobody took it yet;
+    else asked now."""
+    known, head = repo.discovered_head()
+    return head if known else repo.head()
 
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
@@ -290,7 +310,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
             raise GitError("--head needs --base")
         # git runs while the manifest is validated; a manifest or pin read from disk must be what git records.
         # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
-        head = repo.head()
+        head = _head(repo)
         pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since)
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
@@ -546,7 +566,7 @@ __all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]
 def test_as_gate(opts: Options, environ: Mapping[str, str]) -> TestOutcome:
     """The required test exactly as `judge` runs it, whatever the other checks say (`score-diff test`):
     the same inspection, the same spec source, the same session."""
-    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
+    repo = open_repository(opts, environ)
     try:
         inspected = inspect(repo, opts, environ)
         return _test_outcome(repo, opts, inspected.job, inspected.ins, [], environ)

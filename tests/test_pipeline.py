@@ -27,9 +27,11 @@ def git_questions(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, ...]]:
         asked[args] += 1
         return start(self, *args, **options)
 
-    def counting_discover(*args: Any, **kwargs: Any) -> Any:
+    def counting_discover(where: str, environ: Any, head: Any = None) -> Any:
         asked[("discover",)] += 1
-        return discover(*args, **kwargs)
+        if head is not None:  # the same rev-parse resolves HEAD too: a read of HEAD like any other
+            asked[HEAD_COMMIT] += 1
+        return discover(where, environ, head)
 
     monkeypatch.setattr(gitprocess.GitProcess, "start", counting_start)
     monkeypatch.setattr(gitprocess, "_discover", counting_discover)
@@ -45,6 +47,18 @@ def test_a_worktree_scoring_reads_head_once(base: GitRepo, monkeypatch: pytest.M
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
     assert asked[HEAD_COMMIT] == 1
     assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+
+
+def test_a_scoring_and_its_log_row_discover_the_repository_once(base: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision log's place is asked of the repository the scoring opened, and HEAD is read by
+    that discovery: one rev-parse for the git dir, the work tree and HEAD."""
+    base.write("allowed/t.py", "one\ntwo\n")
+    asked = git_questions(monkeypatch)
+    out = base.score()
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
+    assert asked[("discover",)] == 1 and asked[HEAD_COMMIT] == 1
+    assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+    assert (base.root / ".git" / "score-diff").is_dir()  # the log went where it always did
 
 
 def test_an_unborn_branch_reads_head_once(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
