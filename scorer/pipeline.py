@@ -34,6 +34,8 @@ from .records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
+    from subprocess import Popen
+
     from .checks.contract import CheckInput, Findings
     from .checks.job import Job
     from .checks.reads import ReadOnce
@@ -281,12 +283,15 @@ def _head(repo: Repository) -> str | None:
 
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
     """Read the manifest and ask git what changed; content checks run while git streams."""
+    base_sha = repo.resolve(opts.base) if opts.base is not None else None
+    tip, since = _since(repo, opts)
+    # The working tree's diff, git's longest answer, is started before the modules below are imported.
+    # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
+    head, diff = _diff_started(repo, opts, since) if base_sha is None else (None, None)
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
     from .manifest.pin import PIN_SUFFIX
 
-    base_sha = repo.resolve(opts.base) if opts.base is not None else None
-    tip, since = _since(repo, opts)
     path, rel, job_name = _manifest_for(repo, opts, environ, base_sha or tip)
     by_env = job_name is None and from_environment(opts.manifest, environ)
     content: list[Violation] = []
@@ -309,9 +314,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         if opts.head is not None:
             raise GitError("--head needs --base")
         # git runs while the manifest is validated; a manifest or pin read from disk must be what git records.
-        # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
-        head = _head(repo)
-        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since)
+        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since, diff)
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
         # --since it is read where CI reads it, at the base.
@@ -329,6 +332,21 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         raise ScoreDiffError(f"content checks read {seen[0]} of {len(ins.added.text)} characters of added lines")
     notes = [f"the manifest {rel} was chosen by ${ENV_MANIFEST}"] if by_env else []
     return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes), once)
+
+
+def _diff_started(
+    repo: Repository, opts: Options, since: str | None
+) -> tuple[str | None, tuple[str, Popen[bytes]] | None]:
+    """(HEAD's commit, (what the working tree is compared with, the diff against it, started)): the
+    diff `changes.start_worktree` would start. None for the diff where worktree mode will refuse
+    to score (--head, a bare repository), so that refusal comes where it always did."""
+    if opts.head is not None:
+        return None, None
+    head = _head(repo)
+    if repo.root is None:
+        return head, None
+    old = since or head or repo.empty_tree()
+    return head, (old, repo.start_diff(old))
 
 
 def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:

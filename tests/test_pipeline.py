@@ -148,3 +148,57 @@ def test_the_new_sources_are_read_before_the_inspection_ends(repo: GitRepo, monk
     before = events[: events.index("inspected")]
     assert {"read allowed/area.py", "read allowed/pkg/m7.py", "read allowed/new.py"} <= set(before)
     assert "read allowed/area.py" not in events[events.index("inspected") :]  # read once
+
+
+# -- the working tree's diff started before the manifest is located ---------------------
+
+
+def started_calls(monkeypatch: pytest.MonkeyPatch, events: list[str]) -> list[Any]:
+    """Every git process started from now on; each start and each manifest lookup logged to `events`."""
+    from scorer import pipeline
+
+    procs: list[Any] = []
+    start, manifest_for = gitprocess.GitProcess.start, pipeline._manifest_for
+
+    def logging_start(self: gitprocess.GitProcess, *args: str, **options: Any) -> Any:
+        events.append(args[0])
+        procs.append(start(self, *args, **options))
+        return procs[-1]
+
+    def logging_manifest_for(*args: Any) -> Any:
+        events.append("manifest")
+        return manifest_for(*args)
+
+    monkeypatch.setattr(gitprocess.GitProcess, "start", logging_start)
+    monkeypatch.setattr(pipeline, "_manifest_for", logging_manifest_for)
+    return procs
+
+
+@pytest.mark.parametrize("since", [False, True])
+def test_the_diff_starts_before_the_manifest_is_located(
+    base: GitRepo, monkeypatch: pytest.MonkeyPatch, since: bool
+) -> None:
+    """git's longest answer runs while Python imports the manifest's readers and the checks; the
+    report is the one the diff started after the manifest gives."""
+    base.write("allowed/t.py", "one\ntwo\neval(1)\n")
+    args = ("--no-log", "--since", "main") if since else ("--no-log",)
+    alone = base.score(*args)
+    events: list[str] = []
+    started_calls(monkeypatch, events)
+    early = base.score(*args)
+    assert events.index("diff") < events.index("manifest"), events
+    assert events.count("diff") == 1
+    assert early.exit_code == alone.exit_code == 1 and early.last_line == alone.last_line, early.text
+    assert comparable(early.report) == comparable(alone.report)
+
+
+def test_a_manifest_that_fails_after_the_diff_started_leaves_no_git_running(
+    base: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base.write("allowed/t.py", "one\ntwo\n")
+    base.manifest_path.write_text("{not json", encoding="utf-8")
+    events: list[str] = []
+    procs = started_calls(monkeypatch, events)
+    out = base.score("--no-log")
+    assert out.exit_code == 2, out.text
+    assert "diff" in events and all(p.returncode is not None for p in procs)
