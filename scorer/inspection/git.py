@@ -309,9 +309,17 @@ class Repository(GitProcess):
         return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True, index=index)
 
     def start_index_state(self) -> subprocess.Popen[bytes]:
-        """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions."""
+        """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions; and
+        the branch (`gitparse.status_branch`), without counting commits against its upstream."""
         return self.start(
-            "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=dirty"
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--no-ahead-behind",
+            "--untracked-files=no",
+            "--no-renames",
+            "--ignore-submodules=dirty",
         )
 
     def start_listing(self) -> subprocess.Popen[bytes]:
