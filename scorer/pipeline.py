@@ -34,11 +34,10 @@ from .records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
-    from subprocess import Popen
-
     from .checks.contract import CheckInput, Findings
     from .checks.job import Job
     from .checks.reads import ReadOnce
+    from .inspection.git import WorktreeCalls
     from .manifest.load import Manifest
     from .testrun.checkout import SpecSource
 
@@ -285,7 +284,8 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     """Read the manifest and ask git what changed; content checks run while git streams."""
     base_sha = repo.resolve(opts.base) if opts.base is not None else None
     tip, since = _since(repo, opts)
-    # The working tree's diff, git's longest answer, is started before the modules below are imported.
+    # The working tree's git calls, the diff (git's longest answer) first, are started before the
+    # modules below are imported.
     # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
     head, diff = _diff_started(repo, opts, since) if base_sha is None else (None, None)
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
@@ -334,19 +334,16 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes), once)
 
 
-def _diff_started(
-    repo: Repository, opts: Options, since: str | None
-) -> tuple[str | None, tuple[str, Popen[bytes]] | None]:
-    """(HEAD's commit, (what the working tree is compared with, the diff against it, started)): the
-    diff `changes.start_worktree` would start. None for the diff where worktree mode will refuse
-    to score (--head, a bare repository), so that refusal comes where it always did."""
+def _diff_started(repo: Repository, opts: Options, since: str | None) -> tuple[str | None, WorktreeCalls | None]:
+    """(HEAD's commit, the git calls `changes.start_worktree` would start, the diff first, started).
+    None for the calls where worktree mode will refuse to score (--head, a bare repository), so
+    that refusal comes where it always did."""
     if opts.head is not None:
         return None, None
     head = _head(repo)
     if repo.root is None:
         return head, None
-    old = since or head or repo.empty_tree()
-    return head, (old, repo.start_diff(old))
+    return head, repo.start_worktree_calls(since or head or repo.empty_tree())
 
 
 def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:

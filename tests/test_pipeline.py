@@ -150,7 +150,7 @@ def test_the_new_sources_are_read_before_the_inspection_ends(repo: GitRepo, monk
     assert "read allowed/area.py" not in events[events.index("inspected") :]  # read once
 
 
-# -- the working tree's diff started before the manifest is located ---------------------
+# -- the working tree's git calls started before the manifest is located ----------------
 
 
 def started_calls(monkeypatch: pytest.MonkeyPatch, events: list[str]) -> list[Any]:
@@ -175,7 +175,7 @@ def started_calls(monkeypatch: pytest.MonkeyPatch, events: list[str]) -> list[An
 
 
 @pytest.mark.parametrize("since", [False, True])
-def test_the_diff_starts_before_the_manifest_is_located(
+def test_the_worktree_calls_start_before_the_manifest_is_located(
     base: GitRepo, monkeypatch: pytest.MonkeyPatch, since: bool
 ) -> None:
     """git's longest answer runs while Python imports the manifest's readers and the checks; the
@@ -186,8 +186,10 @@ def test_the_diff_starts_before_the_manifest_is_located(
     events: list[str] = []
     started_calls(monkeypatch, events)
     early = base.score(*args)
-    assert events.index("diff") < events.index("manifest"), events
-    assert events.count("diff") == 1
+    manifest = events.index("manifest")
+    assert {"diff", "status", "ls-files", "config"} <= set(events[:manifest]), events
+    assert events.index("diff") < events.index("status")  # git's longest answer first
+    assert events.count("diff") == events.count("status") == 1 and events.count("ls-files") == 2
     assert early.exit_code == alone.exit_code == 1 and early.last_line == alone.last_line, early.text
     assert comparable(early.report) == comparable(alone.report)
 

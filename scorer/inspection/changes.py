@@ -16,14 +16,13 @@ from .. import model
 from ..model import AddedText, ChangedPath, Hidden, Hunk, Inspection
 from ..records import NamedTuple
 from . import evidence, gitparse, hidden, worktree
-from .git import Repository
+from .git import Repository, WorktreeCalls
 
 Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
 
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
-    import subprocess
     from typing import Any, Protocol
 
     class Finish(Protocol):
@@ -40,7 +39,7 @@ def start_worktree(
     head: str | None,
     fence: Sequence[str] = (),
     since: str | None = None,
-    started: tuple[str, subprocess.Popen[bytes]] | None = None,
+    started: WorktreeCalls | None = None,
 ) -> Finish:
     """Start the git calls now; the returned function collects them into an Inspection.
 
@@ -52,17 +51,13 @@ def start_worktree(
     the working tree is compared with instead of HEAD: the branch's commits and the uncommitted
     change together, as CI will score them. `head` is HEAD's commit as the caller read it (None
     before the first commit): the one commit the diff, the fence and the report name. `started`
-    is (since or head or the empty tree, `repo.start_diff` of it) if the caller started the diff.
+    is `repo.start_worktree_calls(since or head or the empty tree)` if the caller started them.
     """
     root = repo.work_tree  # a bare repository has no working tree to score
     fence_index = repo.start_index_entries(fence) if fence else None
-    old, diff = started or _start_diff(repo, since or head or repo.empty_tree())
-    # What `git commit` records is the index: a staged version that differs from the
-    # working tree (staged, then reverted on disk) would be committed unscored.
-    index_state = repo.start_index_state()
-    listing = repo.start_listing()
-    ignored = repo.start_ignored()
-    filters = repo.start_filter_config()
+    old, diff, index_state, listing, ignored, filters = started or repo.start_worktree_calls(
+        since or head or repo.empty_tree()
+    )
 
     def finish(watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection:
         # The attributes of what the listing and status name are looked up while the diff streams.
@@ -111,10 +106,6 @@ def start_worktree(
         )
 
     return finish
-
-
-def _start_diff(repo: Repository, old: str) -> tuple[str, subprocess.Popen[bytes]]:
-    return old, repo.start_diff(old)
 
 
 def _branch(repo: Repository, status: bytes) -> str | None:

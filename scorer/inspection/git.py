@@ -14,6 +14,7 @@ import stat
 from collections.abc import Mapping, Sequence
 
 from ..errors import GitError, UnreadableFile
+from ..records import NamedTuple
 from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
 
@@ -59,6 +60,19 @@ EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
 _REF_NAME_END = re.compile(r"[~^:]|@\{")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+
+
+class WorktreeCalls(NamedTuple):
+    """`Repository.start_worktree_calls`, started; `changes.start_worktree` collects them."""
+
+    old: str  # what the working tree is compared with: --since's merge-base, HEAD, or the empty tree
+    diff: subprocess.Popen[bytes]
+    # What `git commit` records is the index: a staged version that differs from the
+    # working tree (staged, then reverted on disk) would be committed unscored.
+    index_state: subprocess.Popen[bytes]
+    listing: subprocess.Popen[bytes]
+    ignored: subprocess.Popen[bytes]
+    filters: subprocess.Popen[bytes]
 
 
 class Repository(GitProcess):
@@ -307,6 +321,15 @@ class Repository(GitProcess):
         """
         revs = ["--cached", old] if index else [old, *([new] if new else [])]
         return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True, index=index)
+
+    def start_worktree_calls(self, old: str) -> WorktreeCalls:
+        """The git calls of a working tree's inspection that need nothing but the commit `old` it
+        is compared with, the diff (git's longest answer) first: a caller can start them before it
+        imports the rest of the inspection and the manifest's readers (`changes.start_worktree`)."""
+        diff = self.start_diff(old)
+        return WorktreeCalls(
+            old, diff, self.start_index_state(), self.start_listing(), self.start_ignored(), self.start_filter_config()
+        )
 
     def start_index_state(self) -> subprocess.Popen[bytes]:
         """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions; and
