@@ -283,11 +283,11 @@ def _head(repo: Repository) -> str | None:
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
     """Read the manifest and ask git what changed; content checks run while git streams."""
     base_sha = repo.resolve(opts.base) if opts.base is not None else None
-    tip, since = _since(repo, opts)
+    tip, since, compared = _since(repo, opts)
     # The working tree's git calls, the diff (git's longest answer) first, are started before the
     # modules below are imported.
     # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
-    head, diff = _diff_started(repo, opts, since) if base_sha is None else (None, None)
+    head, diff = _diff_started(repo, opts, compared) if base_sha is None else (None, None)
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
     from .manifest.pin import PIN_SUFFIX
@@ -334,29 +334,34 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes), once)
 
 
-def _diff_started(repo: Repository, opts: Options, since: str | None) -> tuple[str | None, WorktreeCalls | None]:
-    """(HEAD's commit, the git calls `changes.start_worktree` would start, the diff first, started).
-    None for the calls where worktree mode will refuse to score (--head, a bare repository), so
-    that refusal comes where it always did."""
+def _diff_started(
+    repo: Repository, opts: Options, since: tuple[str, str] | None
+) -> tuple[str | None, WorktreeCalls | None]:
+    """(HEAD's commit, the git calls `changes.start_worktree` would start, the diff first, started):
+    against --since's merge-base with the HEAD it was computed from (`since`: (merge-base, HEAD)),
+    else against HEAD. None for the calls where worktree mode will refuse to score (--head, a bare
+    repository), so that refusal comes where it always did."""
     if opts.head is not None:
         return None, None
-    head = _head(repo)
+    head = since[1] if since is not None else _head(repo)
     if repo.root is None:
         return head, None
-    return head, repo.start_worktree_calls(since or head or repo.empty_tree())
+    return head, repo.start_worktree_calls(since[0] if since is not None else head or repo.empty_tree())
 
 
-def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
-    """(the base's tip, the merge-base with HEAD) for --since; (None, None) without it."""
+def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None, tuple[str, str] | None]:
+    """(the base's tip, the merge-base with HEAD, (that merge-base, that HEAD)) for --since: the
+    diff is taken from the HEAD the merge-base was found from; (None, None, None) without it."""
     if opts.since is None:
-        return None, None
+        return None, None, None
     if opts.base is not None:
         raise UsageError("--since and --base each name the base; pass one (--since scores the working tree too)")
-    head = repo.head()
+    head = _head(repo)
     if head is None:
         raise GitError(f"--since {opts.since}: this branch has no commit yet, so it has no merge-base with it")
     tip = repo.resolve(opts.since)
-    return tip, repo.merge_base(tip, head)
+    merge_base = repo.merge_base(tip, head)
+    return tip, merge_base, (merge_base, head)
 
 
 def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str]) -> tuple[Manifest, str | None]:

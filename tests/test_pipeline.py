@@ -204,3 +204,19 @@ def test_a_manifest_that_fails_after_the_diff_started_leaves_no_git_running(
     out = base.score("--no-log")
     assert out.exit_code == 2, out.text
     assert "diff" in events and all(p.returncode is not None for p in procs)
+
+
+def test_a_since_scoring_reads_head_once(base: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--since (the pre-commit stage's shape): the merge-base and the diff are taken from one read
+    of HEAD, the one discovery made."""
+    base.git("checkout", "-q", "-b", "agent-1")
+    base.write("allowed/t.py", "one\ntwo\n")
+    base.commit("on the branch")
+    base.write("allowed/u.py", "new\n")
+    asked = git_questions(monkeypatch)
+    out = base.score("--no-log", "--since", "main")
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
+    assert asked[HEAD_COMMIT] == 1 and asked[("discover",)] == 1
+    assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+    assert out.report["binding"]["base"] == base.git("rev-parse", "main").stdout.strip()
+    assert {c["path"] for c in out.report["changed"]} == {"allowed/t.py", "allowed/u.py"}
