@@ -101,14 +101,21 @@ class Repository(GitProcess):
         return name[len("refs/heads/") :] if name.startswith("refs/heads/") else None
 
     def resolve(self, ref: str) -> str:
-        meanings = self._ref_meanings(ref)
+        # git resolves the name while the refs it could mean are listed: two questions, one wait
+        verify = self.start("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+        try:
+            meanings = self._ref_meanings(ref)
+        except BaseException:
+            self._reap(verify)
+            raise
         if len(meanings) > 1:
+            self._reap(verify)
             raise GitError(
                 f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
                 "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
                 "or a full commit id"
             )
-        out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
+        out = self.finish(verify, ok=(0, 1))
         if not out.strip():
             raise GitError(
                 f"{ref!r} is not a commit in this repository{self._remote_hint(ref)} "

@@ -210,6 +210,11 @@ class GitProcess:
         _check(proc, err, ok)
         return out
 
+    def _reap(self, proc: subprocess.Popen[bytes]) -> None:
+        """Collect a started call whose answer is no longer wanted (an error came first)."""
+        proc.communicate()
+        self._forget(proc)
+
     def _forget(self, proc: subprocess.Popen[bytes]) -> None:
         if proc in self._live:
             self._live.remove(proc)
