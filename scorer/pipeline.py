@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .checks.contract import CheckInput, Findings
     from .checks.job import Job
     from .checks.reads import ReadOnce
+    from .inspection.git import WorktreeCalls
     from .manifest.load import Manifest
     from .testrun.checkout import SpecSource
 
@@ -247,10 +248,18 @@ class Inspected(NamedTuple):
     trees: ReadOnce | None = None  # the checks' reader, with what was read while git streamed
 
 
-def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> Result:
-    """Score one change. Raises ScoreDiffError when it cannot establish a verdict."""
+def score(
+    opts: Options,
+    environ: Mapping[str, str],
+    clock: Callable[[], float] = time.monotonic,
+    repo: Repository | None = None,
+) -> Result:
+    """Score one change. Raises ScoreDiffError when it cannot establish a verdict.
+
+    `repo` is the repository opts name, already opened by the caller (`open_repository`), so
+    that the command's later questions (the decision log's place) need no discovery of their own."""
     started, started_at = clock(), now_iso()
-    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
+    repo = repo or open_repository(opts, environ)
     try:
         inspected = inspect(repo, opts, environ)
         result = judge(repo, inspected, opts, environ)
@@ -259,14 +268,30 @@ def score(opts: Options, environ: Mapping[str, str], clock: Callable[[], float] 
     return result._replace(duration_s=clock() - started, started_at=started_at)
 
 
+def open_repository(opts: Options, environ: Mapping[str, str]) -> Repository:
+    """The repository opts name; its discovery reads HEAD in the same git call (`_head`)."""
+    return Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving, read_head=True)
+
+
+def _head(repo: Repository) -> str | None:
+    """HEAD's commit: as the repository's discovery read it, if it did and nobody took it yet;
+    else asked now."""
+    known, head = repo.discovered_head()
+    return head if known else repo.head()
+
+
 def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Inspected:
     """Read the manifest and ask git what changed; content checks run while git streams."""
+    base_sha = repo.resolve(opts.base) if opts.base is not None else None
+    tip, since, compared = _since(repo, opts)
+    # The working tree's git calls, the diff (git's longest answer) first, are started before the
+    # modules below are imported.
+    # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
+    head, diff = _diff_started(repo, opts, compared) if base_sha is None else (None, None)
     from .inspection import changes  # not for `committed_fence`, which the guard calls on every tool call
     from .manifest.locate import ENV_MANIFEST, from_environment, read_manifest
     from .manifest.pin import PIN_SUFFIX
 
-    base_sha = repo.resolve(opts.base) if opts.base is not None else None
-    tip, since = _since(repo, opts)
     path, rel, job_name = _manifest_for(repo, opts, environ, base_sha or tip)
     by_env = job_name is None and from_environment(opts.manifest, environ)
     content: list[Violation] = []
@@ -289,9 +314,7 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
         if opts.head is not None:
             raise GitError("--head needs --base")
         # git runs while the manifest is validated; a manifest or pin read from disk must be what git records.
-        # HEAD is read once, before the diff starts: the diff, the fence and the report name that commit.
-        head = repo.head()
-        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since)
+        pending = changes.start_worktree(repo, head, (rel, rel + PIN_SUFFIX) if rel else (), since, diff)
         # The fence is the committed fence: tracked at HEAD, the manifest is read from HEAD, and
         # an edited copy on disk is part of the change (manifest-changed), judged by HEAD's. With
         # --since it is read where CI reads it, at the base.
@@ -311,17 +334,34 @@ def inspect(repo: Repository, opts: Options, environ: Mapping[str, str]) -> Insp
     return Inspected(manifest, job, path, rel, ins, content, committed, tuple(notes), once)
 
 
-def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None]:
-    """(the base's tip, the merge-base with HEAD) for --since; (None, None) without it."""
-    if opts.since is None:
+def _diff_started(
+    repo: Repository, opts: Options, since: tuple[str, str] | None
+) -> tuple[str | None, WorktreeCalls | None]:
+    """(HEAD's commit, the git calls `changes.start_worktree` would start, the diff first, started):
+    against --since's merge-base with the HEAD it was computed from (`since`: (merge-base, HEAD)),
+    else against HEAD. None for the calls where worktree mode will refuse to score (--head, a bare
+    repository), so that refusal comes where it always did."""
+    if opts.head is not None:
         return None, None
+    head = since[1] if since is not None else _head(repo)
+    if repo.root is None:
+        return head, None
+    return head, repo.start_worktree_calls(since[0] if since is not None else head or repo.empty_tree())
+
+
+def _since(repo: Repository, opts: Options) -> tuple[str | None, str | None, tuple[str, str] | None]:
+    """(the base's tip, the merge-base with HEAD, (that merge-base, that HEAD)) for --since: the
+    diff is taken from the HEAD the merge-base was found from; (None, None, None) without it."""
+    if opts.since is None:
+        return None, None, None
     if opts.base is not None:
         raise UsageError("--since and --base each name the base; pass one (--since scores the working tree too)")
-    head = repo.head()
+    head = _head(repo)
     if head is None:
         raise GitError(f"--since {opts.since}: this branch has no commit yet, so it has no merge-base with it")
     tip = repo.resolve(opts.since)
-    return tip, repo.merge_base(tip, head)
+    merge_base = repo.merge_base(tip, head)
+    return tip, merge_base, (merge_base, head)
 
 
 def committed_fence(repo: Repository, opts: Options, environ: Mapping[str, str]) -> tuple[Manifest, str | None]:
@@ -546,7 +586,7 @@ __all__ = ["TEST_PASSED", "Options", "could_not_score", "score"]
 def test_as_gate(opts: Options, environ: Mapping[str, str]) -> TestOutcome:
     """The required test exactly as `judge` runs it, whatever the other checks say (`score-diff test`):
     the same inspection, the same spec source, the same session."""
-    repo = Repository(Path(opts.cwd, opts.repo), environ, receiving=opts.receiving)
+    repo = open_repository(opts, environ)
     try:
         inspected = inspect(repo, opts, environ)
         return _test_outcome(repo, opts, inspected.job, inspected.ins, [], environ)

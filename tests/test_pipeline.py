@@ -27,9 +27,11 @@ def git_questions(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, ...]]:
         asked[args] += 1
         return start(self, *args, **options)
 
-    def counting_discover(*args: Any, **kwargs: Any) -> Any:
+    def counting_discover(where: str, environ: Any, head: Any = None) -> Any:
         asked[("discover",)] += 1
-        return discover(*args, **kwargs)
+        if head is not None:  # the same rev-parse resolves HEAD too: a read of HEAD like any other
+            asked[HEAD_COMMIT] += 1
+        return discover(where, environ, head)
 
     monkeypatch.setattr(gitprocess.GitProcess, "start", counting_start)
     monkeypatch.setattr(gitprocess, "_discover", counting_discover)
@@ -45,6 +47,18 @@ def test_a_worktree_scoring_reads_head_once(base: GitRepo, monkeypatch: pytest.M
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
     assert asked[HEAD_COMMIT] == 1
     assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+
+
+def test_a_scoring_and_its_log_row_discover_the_repository_once(base: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision log's place is asked of the repository the scoring opened, and HEAD is read by
+    that discovery: one rev-parse for the git dir, the work tree and HEAD."""
+    base.write("allowed/t.py", "one\ntwo\n")
+    asked = git_questions(monkeypatch)
+    out = base.score()
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
+    assert asked[("discover",)] == 1 and asked[HEAD_COMMIT] == 1
+    assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+    assert (base.root / ".git" / "score-diff").is_dir()  # the log went where it always did
 
 
 def test_an_unborn_branch_reads_head_once(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,3 +148,75 @@ def test_the_new_sources_are_read_before_the_inspection_ends(repo: GitRepo, monk
     before = events[: events.index("inspected")]
     assert {"read allowed/area.py", "read allowed/pkg/m7.py", "read allowed/new.py"} <= set(before)
     assert "read allowed/area.py" not in events[events.index("inspected") :]  # read once
+
+
+# -- the working tree's git calls started before the manifest is located ----------------
+
+
+def started_calls(monkeypatch: pytest.MonkeyPatch, events: list[str]) -> list[Any]:
+    """Every git process started from now on; each start and each manifest lookup logged to `events`."""
+    from scorer import pipeline
+
+    procs: list[Any] = []
+    start, manifest_for = gitprocess.GitProcess.start, pipeline._manifest_for
+
+    def logging_start(self: gitprocess.GitProcess, *args: str, **options: Any) -> Any:
+        events.append(args[0])
+        procs.append(start(self, *args, **options))
+        return procs[-1]
+
+    def logging_manifest_for(*args: Any) -> Any:
+        events.append("manifest")
+        return manifest_for(*args)
+
+    monkeypatch.setattr(gitprocess.GitProcess, "start", logging_start)
+    monkeypatch.setattr(pipeline, "_manifest_for", logging_manifest_for)
+    return procs
+
+
+@pytest.mark.parametrize("since", [False, True])
+def test_the_worktree_calls_start_before_the_manifest_is_located(
+    base: GitRepo, monkeypatch: pytest.MonkeyPatch, since: bool
+) -> None:
+    """git's longest answer runs while Python imports the manifest's readers and the checks; the
+    report is the one the diff started after the manifest gives."""
+    base.write("allowed/t.py", "one\ntwo\neval(1)\n")
+    args = ("--no-log", "--since", "main") if since else ("--no-log",)
+    alone = base.score(*args)
+    events: list[str] = []
+    started_calls(monkeypatch, events)
+    early = base.score(*args)
+    manifest = events.index("manifest")
+    assert {"diff", "status", "ls-files", "config"} <= set(events[:manifest]), events
+    assert events.index("diff") < events.index("status")  # git's longest answer first
+    assert events.count("diff") == events.count("status") == 1 and events.count("ls-files") == 2
+    assert early.exit_code == alone.exit_code == 1 and early.last_line == alone.last_line, early.text
+    assert comparable(early.report) == comparable(alone.report)
+
+
+def test_a_manifest_that_fails_after_the_diff_started_leaves_no_git_running(
+    base: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base.write("allowed/t.py", "one\ntwo\n")
+    base.manifest_path.write_text("{not json", encoding="utf-8")
+    events: list[str] = []
+    procs = started_calls(monkeypatch, events)
+    out = base.score("--no-log")
+    assert out.exit_code == 2, out.text
+    assert "diff" in events and all(p.returncode is not None for p in procs)
+
+
+def test_a_since_scoring_reads_head_once(base: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--since (the pre-commit stage's shape): the merge-base and the diff are taken from one read
+    of HEAD, the one discovery made."""
+    base.git("checkout", "-q", "-b", "agent-1")
+    base.write("allowed/t.py", "one\ntwo\n")
+    base.commit("on the branch")
+    base.write("allowed/u.py", "new\n")
+    asked = git_questions(monkeypatch)
+    out = base.score("--no-log", "--since", "main")
+    assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
+    assert asked[HEAD_COMMIT] == 1 and asked[("discover",)] == 1
+    assert out.report["binding"]["head"] == base.git("rev-parse", "HEAD").stdout.strip()
+    assert out.report["binding"]["base"] == base.git("rev-parse", "main").stdout.strip()
+    assert {c["path"] for c in out.report["changed"]} == {"allowed/t.py", "allowed/u.py"}

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..context import Context
 from ..report import FORMATS
-from .shared import add_gate, add_log_db, add_scope, branch_skipped, emit, log_decision, repository, scope_options
+from .shared import add_gate, add_log_db, add_scope, branch_skipped, emit, log_decision, scope_options
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
@@ -84,15 +84,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _opened(args: argparse.Namespace, ctx: Context) -> Callable[[], Repository]:
     """The repository --repo names, opened (git's discovery, one process) on first use and kept for
-    the rest of this command: the branch check and the decision log's place ask the same question."""
+    the rest of this command: the branch check, the scoring and the decision log's place ask the
+    same question. Its discovery reads HEAD for the scoring in the same git call."""
     kept: list[Repository] = []
 
     def repo() -> Repository:
         if not kept:
-            kept.append(repository(args, ctx))  # a failure raises on every call, as before
+            kept.append(_repository(args, ctx))  # a failure raises on every call, as before
         return kept[0]
 
     return repo
+
+
+def _repository(args: argparse.Namespace, ctx: Context) -> Repository:
+    """`shared.repository`, with HEAD read by the same discovery."""
+    import os
+
+    from ..inspection.git import Repository
+
+    return Repository(os.path.join(ctx.cwd, args.repo), ctx.environ, read_head=True)
 
 
 def run(args: argparse.Namespace, ctx: Context) -> int:
@@ -120,7 +130,7 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
                 defer_justifications=args.defer_justifications,
                 reuse_test=getattr(args, "reuse_test", False),
             )
-            result = score(opts, ctx.environ)
+            result = score(opts, ctx.environ, repo=opened())
         except Exception as exc:  # ScoreDiffError and anything unexpected: a FAIL report, exit 2
             result = could_not_score(exc, "range" if args.base else "worktree")
     emit(result, outputs, ctx, use_colour(args.color, ctx.stdout, ctx.environ))

@@ -16,7 +16,7 @@ from .. import model
 from ..model import AddedText, ChangedPath, Hidden, Hunk, Inspection
 from ..records import NamedTuple
 from . import evidence, gitparse, hidden, worktree
-from .git import Repository
+from .git import Repository, WorktreeCalls
 
 Watch = Callable[[AddedText], object]  # sees each batch of added lines as it is parsed
 
@@ -34,7 +34,13 @@ def inspect_worktree(repo: Repository, watch: Watch | None = None) -> Inspection
     return start_worktree(repo, repo.head())(watch)
 
 
-def start_worktree(repo: Repository, head: str | None, fence: Sequence[str] = (), since: str | None = None) -> Finish:
+def start_worktree(
+    repo: Repository,
+    head: str | None,
+    fence: Sequence[str] = (),
+    since: str | None = None,
+    started: WorktreeCalls | None = None,
+) -> Finish:
     """Start the git calls now; the returned function collects them into an Inspection.
 
     git works while the caller imports and validates the manifest. `watch`, if given,
@@ -44,19 +50,14 @@ def start_worktree(repo: Repository, head: str | None, fence: Sequence[str] = ()
     what git records for them. `since` (a commit: the merge-base with the branch's base) is what
     the working tree is compared with instead of HEAD: the branch's commits and the uncommitted
     change together, as CI will score them. `head` is HEAD's commit as the caller read it (None
-    before the first commit): the one commit the diff, the fence and the report name.
+    before the first commit): the one commit the diff, the fence and the report name. `started`
+    is `repo.start_worktree_calls(since or head or the empty tree)` if the caller started them.
     """
     root = repo.work_tree  # a bare repository has no working tree to score
     fence_index = repo.start_index_entries(fence) if fence else None
-    old = since or head or repo.empty_tree()
-    diff = repo.start_diff(old)
-    # What `git commit` records is the index: a staged version that differs from the
-    # working tree (staged, then reverted on disk) would be committed unscored.
-    index_state = repo.start_index_state()
-    listing = repo.start_listing()
-    ignored = repo.start_ignored()
-    filters = repo.start_filter_config()
-    branch = repo.start_branch()
+    old, diff, index_state, listing, ignored, filters = started or repo.start_worktree_calls(
+        since or head or repo.empty_tree()
+    )
 
     def finish(watch: Watch | None = None, reads: Mapping[str, bytes] | None = None) -> Inspection:
         # The attributes of what the listing and status name are looked up while the diff streams.
@@ -97,7 +98,7 @@ def start_worktree(repo: Repository, head: str | None, fence: Sequence[str] = ()
             repo_root=root,
             head=head,
             base=since,
-            branch=repo.finish_branch(branch),
+            branch=_branch(repo, listed.status),
             changed=tuple(_opaque(changes, proof.filters)),
             added=pieces.build(),
             anomalies=tuple(anomalies),
@@ -105,6 +106,12 @@ def start_worktree(repo: Repository, head: str | None, fence: Sequence[str] = ()
         )
 
     return finish
+
+
+def _branch(repo: Repository, status: bytes) -> str | None:
+    """The branch as status named it, or as `git symbolic-ref` does where status cannot say."""
+    known, name = gitparse.status_branch(status)
+    return name if known else repo.branch()
 
 
 class _Listed(NamedTuple):

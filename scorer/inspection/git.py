@@ -14,6 +14,7 @@ import stat
 from collections.abc import Mapping, Sequence
 
 from ..errors import GitError, UnreadableFile
+from ..records import NamedTuple
 from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
 
@@ -61,6 +62,19 @@ _REF_NAME_END = re.compile(r"[~^:]|@\{")
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
+class WorktreeCalls(NamedTuple):
+    """`Repository.start_worktree_calls`, started; `changes.start_worktree` collects them."""
+
+    old: str  # what the working tree is compared with: --since's merge-base, HEAD, or the empty tree
+    diff: subprocess.Popen[bytes]
+    # What `git commit` records is the index: a staged version that differs from the
+    # working tree (staged, then reverted on disk) would be committed unscored.
+    index_state: subprocess.Popen[bytes]
+    listing: subprocess.Popen[bytes]
+    ignored: subprocess.Popen[bytes]
+    filters: subprocess.Popen[bytes]
+
+
 class Repository(GitProcess):
     """One git repository; every question about it is answered by a git process.
 
@@ -87,14 +101,21 @@ class Repository(GitProcess):
         return name[len("refs/heads/") :] if name.startswith("refs/heads/") else None
 
     def resolve(self, ref: str) -> str:
-        meanings = self._ref_meanings(ref)
+        # git resolves the name while the refs it could mean are listed: two questions, one wait
+        verify = self.start("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}")
+        try:
+            meanings = self._ref_meanings(ref)
+        except BaseException:
+            self._reap(verify)
+            raise
         if len(meanings) > 1:
+            self._reap(verify)
             raise GitError(
                 f"{ref!r} is ambiguous ({', '.join(meanings)}): git would silently pick one, and a "
                 "pushed tag can win over the branch; pass a full ref name such as refs/heads/main "
                 "or a full commit id"
             )
-        out = self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", ok=(0, 1))
+        out = self.finish(verify, ok=(0, 1))
         if not out.strip():
             raise GitError(
                 f"{ref!r} is not a commit in this repository{self._remote_hint(ref)} "
@@ -308,10 +329,27 @@ class Repository(GitProcess):
         revs = ["--cached", old] if index else [old, *([new] if new else [])]
         return self.run("diff", *revs, *DIFF_ARGS, "--text", "--", *paths, literal=True, index=index)
 
+    def start_worktree_calls(self, old: str) -> WorktreeCalls:
+        """The git calls of a working tree's inspection that need nothing but the commit `old` it
+        is compared with, the diff (git's longest answer) first: a caller can start them before it
+        imports the rest of the inspection and the manifest's readers (`changes.start_worktree`)."""
+        diff = self.start_diff(old)
+        return WorktreeCalls(
+            old, diff, self.start_index_state(), self.start_listing(), self.start_ignored(), self.start_filter_config()
+        )
+
     def start_index_state(self) -> subprocess.Popen[bytes]:
-        """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions."""
+        """Per-path index vs HEAD vs working tree (porcelain v2), to find staged-only versions; and
+        the branch (`gitparse.status_branch`), without counting commits against its upstream."""
         return self.start(
-            "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames", "--ignore-submodules=dirty"
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--no-ahead-behind",
+            "--untracked-files=no",
+            "--no-renames",
+            "--ignore-submodules=dirty",
         )
 
     def start_listing(self) -> subprocess.Popen[bytes]:

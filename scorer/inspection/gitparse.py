@@ -495,6 +495,19 @@ def partially_staged(out: bytes) -> list[str]:
     return found
 
 
+def status_branch(out: bytes) -> tuple[bool, str | None]:
+    """`status --porcelain=v2 -z --branch`: (True, the branch HEAD names), or (False, None) when
+    the header cannot say: git writes `(detached)` for a detached HEAD and `(null)` for HEAD on a
+    ref outside refs/heads/, and a branch may be named either, so any name in parentheses is left
+    for `git symbolic-ref` to tell apart. No `branch.head` header, or two, is an error."""
+    heads = [e[len(b"# branch.head ") :] for e in out.split(b"\0") if e.startswith(b"# branch.head ")]
+    if len(heads) != 1 or not heads[0]:
+        raise GitError(f"git status --branch named {len(heads)} branch.head headers, not one")
+    if heads[0].startswith(b"("):
+        return False, None
+    return True, heads[0].decode("utf-8", "replace")
+
+
 # Fields before the path in each `status --porcelain=v2` record kind (renames are not asked for).
 _STATUS_FIELDS = {b"1": 8, b"u": 10, b"?": 1, b"!": 1}
 

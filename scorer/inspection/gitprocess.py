@@ -90,6 +90,7 @@ class GitProcess:
         environ: Mapping[str, str] | None = None,
         receiving: bool = False,
         discovered: tuple[str, str, bool] | None = None,  # (work tree, git dir, bare) from `locate`
+        read_head: bool = False,  # HEAD's commit read by discovery's own git call (`discovered_head`)
     ) -> None:
         environ = dict(os.environ) if environ is None else environ
         for name in _REFUSED_ENV:
@@ -98,7 +99,10 @@ class GitProcess:
         where = os.path.abspath(path)
         if not os.path.isdir(where):
             raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
-        top, git_dir, bare = discovered or _discover(where, environ)
+        heads: list[str | None] = []
+        top, git_dir, bare = discovered or _discover(where, environ, heads if read_head else None)
+        # HEAD as discovery read it, handed out once (`discovered_head`): a second question is asked afresh
+        self._head_at_discovery = heads
         if top and os.path.commonpath([os.path.realpath(where), os.path.realpath(top)]) != os.path.realpath(top):
             raise GitError(
                 f"git's work tree for {where} is {top} (set by core.worktree or GIT_WORK_TREE): git "
@@ -114,6 +118,13 @@ class GitProcess:
         self._commit_env = {**self._env, **{k: v for k, v in environ.items() if k.startswith("GIT_CONFIG")}}
         self._live: list[subprocess.Popen[bytes]] = []  # started and not yet collected
         self._drains: dict[subprocess.Popen[bytes], _Drain] = {}  # whose output threads read as it comes
+
+    def discovered_head(self) -> tuple[bool, str | None]:
+        """(True, HEAD's commit id or None before the first commit) as discovery read it, the first
+        time it is asked; (False, None) after that, or when discovery did not read HEAD."""
+        if not self._head_at_discovery:
+            return False, None
+        return True, self._head_at_discovery.pop()
 
     @property
     def work_tree(self) -> str:
@@ -198,6 +209,11 @@ class GitProcess:
         self._forget(proc)
         _check(proc, err, ok)
         return out
+
+    def _reap(self, proc: subprocess.Popen[bytes]) -> None:
+        """Collect a started call whose answer is no longer wanted (an error came first)."""
+        proc.communicate()
+        self._forget(proc)
 
     def _forget(self, proc: subprocess.Popen[bytes]) -> None:
         if proc in self._live:
@@ -330,8 +346,10 @@ def _quarantine(environ: Mapping[str, str], git_dir: str) -> frozenset[str]:
     return frozenset(name for name in QUARANTINE_ENV if environ.get(name))
 
 
-def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
-    """(work tree, git dir, bare?) as git itself finds them from `where`."""
+def _discover(where: str, environ: Mapping[str, str], head: list[str | None] | None = None) -> tuple[str, str, bool]:
+    """(work tree, git dir, bare?) as git itself finds them from `where`. Given `head`, the same
+    git call also resolves HEAD to a commit (`git rev-parse --verify -q HEAD^{commit}`, as
+    `Repository.head` asks it) and appends the id, or None before the first commit."""
     import subprocess
 
     env = git_environment(environ, "", None)
@@ -344,19 +362,38 @@ def _discover(where: str, environ: Mapping[str, str]) -> tuple[str, str, bool]:
         "--absolute-git-dir",
         "--is-bare-repository",
         "--show-toplevel",
+        *(("--verify", "-q", "HEAD^{commit}") if head is not None else ()),
     ]
     try:
         proc = subprocess.run(argv, cwd=where, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
     except OSError as exc:
         raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
-    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if proc.returncode != 0 and len(lines) < 2:
+    lines, code = proc.stdout.decode("utf-8", "surrogateescape").split("\n"), proc.returncode
+    if head is not None and code in (0, 1) and len(lines) >= 3 and lines[1] == "false":
+        head.append(_head_line(code, lines))
+        lines, code = lines[:3], 0  # a working tree's three answers, read as they are without HEAD
+    if code != 0 and len(lines) < 2:
         raise GitError(f"not a git repository: {where} (run inside a repository or pass --repo)")
     git_dir, bare = lines[0], lines[1] == "true"
-    top = lines[2] if len(lines) > 2 and proc.returncode == 0 else ""
+    top = lines[2] if len(lines) > 2 and code == 0 else ""
     if not bare and not top:
         raise GitError(f"{where} is inside a git directory, not a working tree; run in the working tree")
     return top, git_dir, bare
+
+
+def _head_line(returncode: int, lines: list[str]) -> str | None:
+    """HEAD's commit from discovery's fourth line (git ends every line with a newline): exit 1 with
+    nothing after the three answers is `--verify -q` finding no commit; anything else is refused."""
+    rest = lines[3:]
+    if returncode == 1 and rest == [""]:
+        return None
+    if returncode == 0 and len(rest) == 2 and rest[1] == "" and _is_object_id(rest[0]):
+        return rest[0]
+    raise GitError(f"git rev-parse answered {lines[3:5]!r} for HEAD while finding the repository")
+
+
+def _is_object_id(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 class _Drain:

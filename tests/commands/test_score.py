@@ -1,5 +1,5 @@
 """`score-diff score` as the hooks run it: one discovery of the repository for the command's own
-questions (the branch --branches checks, the decision log's place), beside the pipeline's."""
+questions (the branch --branches checks, the decision log's place) and the pipeline's."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_the_branch_check_and_the_log_share_one_discovery(base: GitRepo, monkeyp
     discovered = counted_calls(monkeypatch, gitprocess, "_discover")
     out = base.score("--branches", "agent-*", "--gate", "hook")
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS (with test skipped)", out.text
-    assert len(discovered) == 2  # the command's (branch, log) and the pipeline's
+    assert len(discovered) == 1  # the command's (branch, log) and the pipeline's: one repository opened
     assert (base.root / ".git" / "score-diff").is_dir()  # the log went where it always did
 
 

@@ -888,8 +888,9 @@ def test_clean_filter_drivers(base: GitRepo, key: str, value: str, fires: bool, 
 
 
 def test_the_branch_is_read_while_the_manifest_is_validated(repo: GitRepo) -> None:
-    """start_worktree starts `symbolic-ref` and its finish reads the answer (issue 29): the same
-    answer `Repository.branch` gives, on a branch and detached."""
+    """start_worktree's status call names the branch (`--branch`; symbolic-ref where status cannot
+    say) and its finish reads the answer (issue 29): the same answer `Repository.branch` gives, on a
+    branch and detached (tests/inspection/test_status_branch.py holds the other states)."""
     from scorer.inspection.changes import inspect_worktree
     from scorer.inspection.git import Repository
 
