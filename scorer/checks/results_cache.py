@@ -1,0 +1,140 @@
+"""What the cheat checks' first pass found in one module, kept across scorings under the git directory.
+
+(runner_reach.py keeps its own answer here too, in the same entries, when it is "no shape at all":
+`shapes` is a function of the module's bytes alone.)
+
+An agent's branch is scored on every commit and again by `--base`: most changed modules keep
+their content between scorings. The cheat checks' first pass (parse, then one walk of the units
+the diff touches, with the base's facts assumed at their strictest) is a function of two things
+alone, and is keyed by them and by the code that computes it (`code_version`):
+
+- the module's bytes (sha256) and the changed line spans ("every" for a new file). The pass
+  reads no manifest field, no option and no other file: `disabled_detectors` and the base's
+  tests are applied after it, to what it found, here as in cheats.py.
+- what is kept is only what that filter reads: each finding's code, and for a special-cased
+  input the digests of its data-like pairs (`special_cases.kept_pairs`), never a literal's text
+  nor a message. When something survives the filter, the module is judged from its source
+  again, exactly as without a cache: a kept entry can only say "nothing here".
+
+One small file per module, through the store the pipeline passes in (`CheckInput.kept`:
+testrun.cache_store.Store under the git directory, which takes an entry only if it is ours, not
+writable by others, and its digest and key hold): a corrupt, foreign or stale entry is a miss,
+never trusted and never an error, and a git directory we cannot write leaves scoring as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterable, Sequence
+
+from . import special_cases
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from .contract import Kept
+
+KIND = "checks"
+EVERY = "every"
+_versions: dict[str, str | None] = {}
+
+
+def code_version() -> str | None:
+    """A digest of the first pass's source and of the Python that parses; None if one cannot be
+    read (then nothing is kept). A digest, not a constant to bump: a forgotten bump would keep a
+    "nothing here" from before a new detector, which is a loosened check."""
+    if "" not in _versions:
+        _versions[""] = _digest_code()
+    return _versions[""]
+
+
+def _digest_code() -> str | None:
+    from . import cheats, pyast, runner_reach
+
+    h = hashlib.sha256(f"{sys.version}\0{sys.implementation.cache_tag}\0".encode())
+    for module in (cheats, special_cases, runner_reach, pyast, sys.modules[__name__]):
+        path = getattr(module, "__file__", None) or ""
+        if not path.endswith(".py"):
+            return None
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        h.update(b"%s\0%d\0" % (module.__name__.encode(), len(data)) + data)
+    return h.hexdigest()
+
+
+def spans_key(spans: Sequence[tuple[int, int]] | None) -> str:
+    """The changed lines as the key writes them: "every" (None) or "a-b,c-d" in order."""
+    return EVERY if spans is None else ",".join(f"{a}-{b}" for a, b in sorted(spans))
+
+
+Kept1 = dict[str, object]  # {"code": ...} and, for a special-cased input, "own" and "group" digests
+
+
+def to_kept(codes_and_candidates: Iterable[tuple[str, special_cases.Candidate | None]]) -> list[Kept1] | None:
+    """The first pass's findings as kept; None if one cannot be (then nothing is kept)."""
+    kept: list[Kept1] = []
+    for code, candidate in codes_and_candidates:
+        if candidate is None:
+            kept.append({"code": code})
+            continue
+        own = special_cases.kept_pairs(candidate.pairs)
+        group = [special_cases.kept_pairs(g) for g in candidate.group]
+        if own is None or None in group:
+            return None
+        kept.append({"code": code, "own": own, "group": group})
+    return kept
+
+
+def survives(kept: Kept1, disabled: frozenset[str], spec: special_cases.Spec) -> bool:
+    """The filter of cheats._new_findings on a kept finding: not disabled, and a candidate matched."""
+    if kept["code"] in disabled:
+        return False
+    if "own" not in kept:
+        return True
+    return spec.matched_kept(kept["own"], kept["group"])  # type: ignore[arg-type]
+
+
+class Results:
+    """The kept first passes of one check, in the store `kept` gives (None: nothing kept)."""
+
+    def __init__(self, kept: Kept | None, check: str) -> None:
+        version = code_version() if kept is not None else None
+        self._store = kept(KIND) if kept is not None and version else None
+        self._base = {"check": check, "version": version or ""}
+
+    def _key(self, source: bytes, spans: str) -> dict[str, str]:
+        return {**self._base, "source": hashlib.sha256(source).hexdigest(), "spans": spans}
+
+    def get(self, source: bytes, spans: str) -> list[Kept1] | None:
+        """The kept findings for exactly this module and these spans, from an entry of ours, whole."""
+        value = self._store.get(self._key(source, spans)) if self._store is not None else None
+        if not isinstance(value, list) or not all(_well_formed(k) for k in value):
+            return None
+        return value
+
+    def put(self, source: bytes, spans: str, kept: list[Kept1] | None) -> None:
+        """Keep what the first pass found here; a failed write is only a miss next time."""
+        if self._store is not None and kept is not None:
+            self._store.put(self._key(source, spans), kept)
+
+
+def _well_formed(kept: object) -> bool:
+    """An entry's finding as to_kept writes it: anything else is read as a miss."""
+    if not isinstance(kept, dict) or not isinstance(kept.get("code"), str):
+        return False
+    if set(kept) == {"code"}:
+        return True
+    own, group = kept.get("own"), kept.get("group")
+    return (
+        set(kept) == {"code", "own", "group"}
+        and _strings(own)
+        and isinstance(group, list)
+        and all(_strings(g) for g in group)
+    )
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
