@@ -157,6 +157,7 @@ def check_cheats(
                 notes.append(f"{STACK}: {c.path}:{f.line} {f.message}")
             else:
                 found.append(Violation(f.code, message, c.path, f.line))
+    results.flush()
     return found, notes
 
 

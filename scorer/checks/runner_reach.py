@@ -62,6 +62,7 @@ def check_runner_reach(given: CheckInput) -> Findings:
                     was[key] -= 1
                 else:
                     found.append(Violation(REACHED, why, c.path, line))
+    kept.flush()
     return Findings(tuple(found))
 
 

@@ -70,18 +70,35 @@ def _cache(repo: GitRepo) -> Path:
     return repo.root / ".git" / "score-diff" / "cache" / results_cache.KIND
 
 
-def _entry(repo: GitRepo, check: str, marker: str) -> Path:
-    """The one entry of `check` for the module whose bytes hash as the file holding `marker`."""
-    wanted = {cache_store.digest(dict(json.loads(p.read_text())["key"])): p for p in _cache(repo).glob("*.json")}
-    source = next(p for p in (repo.root / "pkg").glob("*.py") if marker in p.read_text())
-    found = [
-        p
-        for p in wanted.values()
-        if (key := json.loads(p.read_text())["key"])["check"] == check
-        and key["source"] == results_cache.hashlib.sha256(source.read_bytes()).hexdigest()
-    ]
+def _entry(repo: GitRepo, check: str) -> Path:
+    """The one entry of `check`: every module it keeps, by name."""
+    found = [p for p in _cache(repo).glob("*.json") if json.loads(p.read_text())["key"]["check"] == check]
     assert len(found) == 1, found
     return found[0]
+
+
+Named = list[tuple[bytes, str, str]]
+
+
+@pytest.fixture
+def names(monkeypatch: pytest.MonkeyPatch) -> Named:
+    """(source, spans, name) of each module the entries were asked about."""
+    seen: Named = []
+    real = results_cache._name
+
+    def recording(source: bytes, spans: str) -> str:
+        seen.append((source, spans, name := real(source, spans)))
+        return name
+
+    monkeypatch.setattr(results_cache, "_name", recording)
+    return seen
+
+
+def _name(names: Named, check: str, marker: str) -> str:
+    """The name `check`'s entry keeps the module holding `marker` by (runner_reach reads it whole)."""
+    found = {n for source, spans, n in names if marker.encode() in source and (spans == "every") == (check != "cheats")}
+    assert len(found) == 1, found
+    return found.pop()
 
 
 @pytest.fixture
@@ -168,101 +185,122 @@ def test_a_base_test_added_later_finds_the_special_case_a_warm_cache_saw(project
     assert _score(project).codes == {"special-cased-input"}
 
 
-def _forged(path: Path, value: Any = ()) -> None:
-    """The entry with its findings removed (or replaced by `value`), its digest made to hold."""
+def _forged(path: Path, name: str, value: Any = ()) -> None:
+    """The entry with module `name`'s findings removed (or made `value`), its digest made to hold."""
     doc = json.loads(path.read_text())
-    doc["value"] = list(value) if isinstance(value, tuple) else value
+    assert name in doc["value"], doc["value"]
+    doc["value"][name] = list(value) if isinstance(value, tuple) else value
     doc["sha256"] = cache_store.digest({k: doc[k] for k in ("format", "key", "value")})
     path.write_text(json.dumps(doc))
 
 
-def _stale_digest(repo: GitRepo, path: Path) -> None:
+def _stale_digest(repo: GitRepo, path: Path, name: str) -> None:
     doc = json.loads(path.read_text())
-    doc["value"] = []
+    assert doc["value"][name]
+    doc["value"][name] = []
     path.write_text(json.dumps(doc))
 
 
-def _group_writable(repo: GitRepo, path: Path) -> None:
-    _forged(path)
+def _group_writable(repo: GitRepo, path: Path, name: str) -> None:
+    _forged(path, name)
     path.chmod(0o660)
 
 
-def _directory_writable(repo: GitRepo, path: Path) -> None:
-    _forged(path)
+def _directory_writable(repo: GitRepo, path: Path, name: str) -> None:
+    _forged(path, name)
     path.parent.chmod(0o777)
 
 
-def _foreign(repo: GitRepo, path: Path) -> None:
+def _foreign(repo: GitRepo, path: Path, name: str) -> None:
     if os.geteuid() != 0:
         pytest.skip("only root can give a file to another user")
-    _forged(path)
+    _forged(path, name)
     os.chown(path, 4242, 4242)
 
 
-def _another_modules(repo: GitRepo, path: Path) -> None:
-    path.write_bytes(_entry(repo, "cheats", "def sub").read_bytes())  # whole, ours, "nothing": another key
+def _another_version(repo: GitRepo, path: Path, name: str) -> None:
+    """Whole and ours, but stored by another version of the checks: another key."""
+    doc = json.loads(path.read_text())
+    doc["key"]["version"] = "0" * 64
+    path.write_text(json.dumps(doc))
+    _forged(path, name)
 
 
-@pytest.mark.parametrize("forge", [_stale_digest, _group_writable, _directory_writable, _foreign, _another_modules])
-def test_a_forged_entry_is_not_trusted(project: GitRepo, forge: Callable[[GitRepo, Path], None]) -> None:
+@pytest.mark.parametrize("forge", [_stale_digest, _group_writable, _directory_writable, _foreign, _another_version])
+def test_a_forged_entry_is_not_trusted(
+    project: GitRepo, names: Named, forge: Callable[[GitRepo, Path, str], None]
+) -> None:
     project.write("pkg/mod.py", CASES["runner"][0])
     assert _score(project).codes == {"test-runner-detected"}
-    forge(project, _entry(project, "cheats", "sys.modules"))
+    forge(project, _entry(project, "cheats"), _name(names, "cheats", "sys.modules"))
     out = _score(project)
     assert (out.exit_code, out.codes) == (1, {"test-runner-detected"}), out.text
 
 
-def test_a_whole_forged_entry_of_ours_is_what_the_forgeries_above_lack(project: GitRepo) -> None:
+def test_a_whole_forged_entry_of_ours_is_what_the_forgeries_above_lack(project: GitRepo, names: Named) -> None:
     """The control: the same forgery, whole and ours, hides the module, as a skipped hook would
     (the cache is as trustworthy as .git/ itself; CI starts with none). So each fault above is
     what made its entry ignored."""
     project.write("pkg/mod.py", CASES["runner"][0])
     _score(project)
-    _forged(_entry(project, "cheats", "sys.modules"))
+    _forged(_entry(project, "cheats"), _name(names, "cheats", "sys.modules"))
     assert _score(project).codes == set()
 
 
-def _truncated(path: Path) -> None:
+def _truncated(path: Path, name: str) -> None:
     path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
 
 
-def _garbage(path: Path) -> None:
+def _garbage(path: Path, name: str) -> None:
     path.write_bytes(b"\xff\x00 not json")
 
 
-def _not_a_list(path: Path) -> None:
-    _forged(path, {"code": "constant-equality"})
+def _not_a_mapping(path: Path, name: str) -> None:
+    doc = json.loads(path.read_text())
+    doc["value"] = list(doc["value"].values())
+    doc["sha256"] = cache_store.digest({k: doc[k] for k in ("format", "key", "value")})
+    path.write_text(json.dumps(doc))
 
 
-def _misshapen(path: Path) -> None:
-    _forged(path, [{"code": "special-cased-input", "own": ["0" * 64], "group": 5}])
+def _not_a_list(path: Path, name: str) -> None:
+    _forged(path, name, {"code": "constant-equality"})
 
 
-def _unreadable(path: Path) -> None:
+def _misshapen(path: Path, name: str) -> None:
+    _forged(path, name, [{"code": "special-cased-input", "own": ["0" * 64], "group": 5}])
+
+
+def _unreadable(path: Path, name: str) -> None:
     path.chmod(0)
 
 
-def _directory(path: Path) -> None:
+def _directory(path: Path, name: str) -> None:
     path.unlink()
     path.mkdir()
 
 
-def _symlink(path: Path) -> None:
+def _symlink(path: Path, name: str) -> None:
     path.rename(path.with_name("elsewhere"))
     path.symlink_to(path.with_name("elsewhere"))
 
 
-@pytest.mark.parametrize("fault", [_truncated, _garbage, _not_a_list, _misshapen, _unreadable, _directory, _symlink])
+FAULTS = [_truncated, _garbage, _not_a_mapping, _not_a_list, _misshapen, _unreadable, _directory, _symlink]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
 @pytest.mark.parametrize("check", ["cheats", "runner-reach"])
 def test_a_broken_entry_is_judged_again_without_an_error(
-    project: GitRepo, parsed: Counter[str], fault: Callable[[Path], None], check: str
+    project: GitRepo, parsed: Counter[str], names: Named, fault: Callable[[Path, str], None], check: str
 ) -> None:
     project.write("pkg/mod.py", CASES["runner"][0])
     first = _verdict(project)
-    fault(_entry(project, check, "def sub"))
+    fault(_entry(project, check), _name(names, check, "def sub"))
     parsed.clear()
     assert _verdict(project) == first
     assert [s for s in parsed if "def sub" in s] or (os.geteuid() == 0 and fault is _unreadable), parsed
+    parsed.clear()
+    assert _verdict(project) == first  # and written whole again
+    assert not [s for s in parsed if "def sub" in s] or fault is _directory, parsed
 
 
 def test_nothing_kept_holds_the_modules_literals(project: GitRepo) -> None:
