@@ -178,15 +178,15 @@ def _new_findings(
     if source is None:
         return []
     spans = _spans(c)
-    key = results_cache.spans_key(spans)
-    kept = results.get(source, key)  # the first pass of an earlier scoring: filtered here as below
+    name = results.name(source, results_cache.spans_key(spans))
+    kept = results.get(name)  # the first pass of an earlier scoring: filtered here as below
     if kept is not None and not any(results_cache.survives(k, disabled, spec) for k in kept):
         return []
     tree = _parse(source)
     walked = _touched_units(pyast.flat(tree, source), spans) if tree is not None else []
     first = list(_unit_findings(tree, source, walked, False, _EVERY)) if tree is not None and walked else []
     if kept is None:  # a function of these bytes and changed lines alone
-        results.put(source, key, results_cache.to_kept((f.code, f.candidate) for f in first))
+        results.put(name, results_cache.to_kept((f.code, f.candidate) for f in first))
     if tree is None or not first:
         return []
     strictest = [

@@ -121,21 +121,24 @@ class Results:
             self._stored = value if isinstance(value, dict) else {}
         return self._stored
 
-    def get(self, source: bytes, spans: str) -> list[Kept1] | None:
+    def name(self, source: bytes, spans: str) -> str:
+        """A module's place in the entry (`get`, `put`): its bytes hashed once for both."""
+        return _name(source, spans) if self._store is not None else ""
+
+    def get(self, name: str) -> list[Kept1] | None:
         """The kept findings for exactly this module and these spans, from an entry of ours, whole."""
         if self._store is None:
             return None
-        name = _name(source, spans)
         value = self._entries().get(name)
         if not isinstance(value, list) or not all(_well_formed(k) for k in value):
             return None
         self._used[name] = value
         return value
 
-    def put(self, source: bytes, spans: str, kept: list[Kept1] | None) -> None:
+    def put(self, name: str, kept: list[Kept1] | None) -> None:
         """Keep what the first pass found here (written by `flush`)."""
         if self._store is not None and kept is not None:
-            self._used[_name(source, spans)] = kept
+            self._used[name] = kept
             self._added = True
 
     def flush(self) -> None:

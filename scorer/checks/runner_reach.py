@@ -73,11 +73,11 @@ def _kept_shapes(source: bytes | None, kept: results_cache.Results) -> tuple[Sha
     """`shapes`, but a module found without any in an earlier scoring (a function of its bytes
     alone: the whole module is read) is not read again. Only "none" is kept: a module with a shape
     is read each time, so no entry holds its names."""
-    if source is None or kept.get(source, results_cache.EVERY) == []:
+    if source is None or kept.get(name := kept.name(source, results_cache.EVERY)) == []:
         return ()
     found = shapes(source)
     if not found:
-        kept.put(source, results_cache.EVERY, [])
+        kept.put(name, [])
     return found
 
 

@@ -164,7 +164,7 @@ def test_the_version_is_a_digest_of_the_checks_source(tmp_path: Path, monkeypatc
     monkeypatch.setattr(cheats, "__file__", str(tmp_path / "cheats.pyc"))  # no source to digest: keep nothing
     assert results_cache._digest_code() is None
     monkeypatch.setitem(results_cache._versions, "", None)
-    assert results_cache.Results(lambda kind: pytest.fail("a store without a version"), "cheats").get(b"", "") is None
+    assert results_cache.Results(lambda kind: pytest.fail("a store without a version"), "cheats").get("") is None
 
 
 def test_turning_a_detector_back_on_finds_what_a_warm_cache_saw(project: GitRepo) -> None:
