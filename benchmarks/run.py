@@ -163,16 +163,34 @@ class Command(NamedTuple):
     run: Callable[[bool], Sample]  # the argument: measure memory instead of time
 
 
-def commands(tools: Tools, generated: generate.Generated, env: dict[str, str], literal: bool) -> list[Command]:
+COLD = "score-diff, cold cache"
+# What score-diff keeps across scorings in the repository's git directory (checks/results_cache.py):
+# the cold row empties it before each of its runs, and leaves it filled for the warm row after it.
+KEPT = (".git", "score-diff", "cache", "checks")
+
+
+def clear_kept(repo: Path) -> None:
+    shutil.rmtree(repo.joinpath(*KEPT), ignore_errors=True)
+
+
+def commands(
+    tools: Tools, generated: generate.Generated, env: dict[str, str], literal: bool, cold: bool = False
+) -> list[Command]:
     repo = str(generated.repo)
 
     def naive(manifest: Path) -> Callable[[bool], Sample]:
         argv = [sys.executable, str(NAIVE), str(manifest), repo]
         return lambda memory: must_succeed("naive", execute(argv, env, memory=memory), "PASS")
 
-    def score_diff(manifest: Path) -> Callable[[bool], Sample]:
+    def score_diff(manifest: Path, cold: bool = False) -> Callable[[bool], Sample]:
         argv = [tools.score_diff, "--skip-test", "--manifest", str(manifest), "--repo", repo]
-        return lambda memory: must_succeed("score-diff", execute(argv, env, memory=memory), "PASS")
+
+        def run(memory: bool) -> Sample:
+            if cold:  # before the clock starts (execute times from fork)
+                clear_kept(generated.repo)
+            return must_succeed("score-diff", execute(argv, env, memory=memory), "PASS")
+
+        return run
 
     def python(code: str) -> Callable[[bool], Sample]:
         argv = [tools.python, "-c", code]
@@ -182,6 +200,7 @@ def commands(tools: Tools, generated: generate.Generated, env: dict[str, str], l
         Command("git floor", lambda memory: git_floor(tools, generated.repo, env, memory)),
         Command("naive", naive(generated.manifest)),
         Command("score-diff", score_diff(generated.manifest)),
+        *([Command(COLD, score_diff(generated.manifest, cold=True))] if cold else []),
     ]
     if tools.baseline is not None:  # before/after in one run: the same rounds, the same load
         argv = [tools.baseline, "--skip-test", "--manifest", str(generated.manifest), "--repo", repo]
@@ -211,9 +230,11 @@ class Measured(NamedTuple):
     cpu: dict[str, list[float]]
 
 
-def bench_size(tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int, literal: bool) -> Measured:
+def bench_size(
+    tools: Tools, generated: generate.Generated, env: dict[str, str], runs: int, literal: bool, cold: bool = False
+) -> Measured:
     """A warm-up round that measures memory, then `runs` timed rounds, round-robin."""
-    chosen = commands(tools, generated, env, literal)
+    chosen = commands(tools, generated, env, literal, cold)
     warm = {c.name: c.run(True) for c in chosen}
     seconds: dict[str, list[float]] = {c.name: [] for c in chosen}
     cpu: dict[str, list[float]] = {c.name: [] for c in chosen}
@@ -285,9 +306,9 @@ def _timing_rows(generated: generate.Generated, ms: dict[str, float]) -> list[li
     design = ms[IMPORT] + ms[FLOOR]
     literal = f"literal, {len(generated.info['touched_paths']):,} paths"
     rows: list[list[str]] = []
-    for label, suffix in (("`**`", ""), (literal, ", literal allowlist")):
+    for label, suffix in (("`**`", ""), ("`**`, cold cache", ", cold cache"), (literal, ", literal allowlist")):
         if "score-diff" + suffix in ms:
-            sd, naive = ms["score-diff" + suffix], ms["naive" + suffix]
+            sd, naive = ms["score-diff" + suffix], ms["naive" + suffix.replace(", cold cache", "")]
             rows.append(
                 [
                     _shape(generated.info) if not rows else "",
@@ -425,6 +446,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="another build's score-diff console script, timed in the same rounds (before/after)",
     )
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also time score-diff with the checks' kept results emptied before each run (the first scoring)",
+    )
+    parser.add_argument(
         "--envelope", action="store_true", help="also time the required test's envelope against test_envelope off"
     )
     args = parser.parse_args(argv)
@@ -460,7 +486,7 @@ def run_benchmark(args: argparse.Namespace, sizes: list[str], env: dict[str, str
         generated = generate.ensure(generate.SIZES[size], args.seed, args.cache_dir)
         generate.check_unchanged(generated)
         print(f"{size}: {generated.repo}", file=sys.stderr)
-        results[size] = (generated, bench_size(tools, generated, env, args.runs, not args.no_literal))
+        results[size] = (generated, bench_size(tools, generated, env, args.runs, not args.no_literal, args.cold))
         generate.check_unchanged(generated)  # a scorer that writes to the repo skews later runs
     print(header + "\n\n" + report(results))
     if args.envelope:

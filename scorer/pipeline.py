@@ -466,7 +466,11 @@ def _checks(repo: Repository, inspected: Inspected, opts: Options) -> tuple[Chec
         if ins.mode == "worktree" and ins.base is None and inspected.committed is None
         else (ins, content, [])
     )
-    given = CheckInput(ins, job, tuple(_messages(repo, ins, opts)), tuple(content), repo, opts.defer_justifications)
+    from .testrun.cache_store import Store
+
+    messages = tuple(_messages(repo, ins, opts))
+    kept = partial(Store, repo.git_dir)  # the checks' results kept by content across scorings
+    given = CheckInput(ins, job, messages, tuple(content), repo, opts.defer_justifications, kept=kept)
     # each file read once for every check (checks/reads.py), some of them while git streamed
     once = given._replace(trees=inspected.trees or ReadOnce(repo))
     with one_scoring():  # one parse and one walk of each changed module, for every check

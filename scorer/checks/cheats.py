@@ -23,10 +23,14 @@ from functools import partial
 from .. import builtin_names, model
 from ..model import Inspection, Violation
 from ..records import NamedTuple
-from . import pyast, special_cases
+from . import pyast, results_cache, special_cases
 from .contract import CheckInput, Findings
 from .job import Job
 from .protected import protected_matcher
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from .contract import Kept
 
 ReadFiles = Callable[[Sequence[str]], Mapping[str, bytes | None]]
 ListFiles = Callable[[], Sequence[str]]
@@ -94,13 +98,20 @@ def is_test_path(path: str) -> bool:
 
 
 def check_cheats(
-    ins: Inspection, job: Job, read_base: ReadFiles | None, read_new: ReadFiles, list_base: ListFiles | None
+    ins: Inspection,
+    job: Job,
+    read_base: ReadFiles | None,
+    read_new: ReadFiles,
+    list_base: ListFiles | None,
+    kept: Kept | None = None,
 ) -> tuple[list[Violation], list[str]]:
     """(violations, warnings) for what the change adds to non-test Python source.
 
     Linear in the change: each module is parsed once (pyast.parse, by blob id), only the
     functions and classes the diff touches are walked, and the base is read only for a module
-    where something was found: then only its functions and classes of the same names."""
+    where something was found: then only its functions and classes of the same names. A module
+    whose touched units held nothing in an earlier scoring (results_cache, in `kept`) is not
+    parsed again."""
     disabled = frozenset(job.manifest.disabled_detectors)
     if disabled >= CHEAT_IDS:
         return [], []
@@ -121,9 +132,10 @@ def check_cheats(
     spec = special_cases.Spec(lambda: _base_tests(job, read_base, list_base))
     found: list[Violation] = []
     notes: list[str] = []
+    results = results_cache.Results(kept, "cheats")
     for c in changed:
         with pyast.deep(c.path):
-            new_findings = _new_findings(c, new.get(c.path), olds[c.path], base, spec, disabled)
+            new_findings = _new_findings(c, new.get(c.path), olds[c.path], base, spec, disabled, results)
         seen: set[tuple[str, int]] = set()
         for f in new_findings:
             if base.was[f.key] > 0:
@@ -145,6 +157,7 @@ def check_cheats(
                 notes.append(f"{STACK}: {c.path}:{f.line} {f.message}")
             else:
                 found.append(Violation(f.code, message, c.path, f.line))
+    results.flush()
     return found, notes
 
 
@@ -155,21 +168,29 @@ def _new_findings(
     base: _Base,
     spec: special_cases.Spec,
     disabled: frozenset[str],
+    results: results_cache.Results,
 ) -> list[Finding]:
     """The findings of the units the change touches in one module, judged with the base's facts
     (a plugin, the deciding methods) and with the base's units of the same names counted in
     `base.was`. A first pass with the base's facts assumed at their strictest finds nothing in
-    most modules, and then the base is never read."""
-    tree = _parse(source)
-    if tree is None or source is None:
+    most modules, and then the base is never read; nor, next time, the module: the first pass
+    reads only the module and the changed lines, and what it found is kept (`results`)."""
+    if source is None:
         return []
-    walked = _touched_units(pyast.flat(tree, source), c)
-    if not walked:
+    spans = _spans(c)
+    name = results.name(source, results_cache.spans_key(spans))
+    kept = results.get(name)  # the first pass of an earlier scoring: filtered here as below
+    if kept is not None and not any(results_cache.survives(k, disabled, spec) for k in kept):
+        return []
+    tree = _parse(source)
+    walked = _touched_units(pyast.flat(tree, source), spans) if tree is not None else []
+    first = list(_unit_findings(tree, source, walked, False, _EVERY)) if tree is not None and walked else []
+    if kept is None:  # a function of these bytes and changed lines alone
+        results.put(name, results_cache.to_kept((f.code, f.candidate) for f in first))
+    if tree is None or not first:
         return []
     strictest = [
-        f
-        for f in _unit_findings(tree, source, walked, plugin=False, deciding=_EVERY)
-        if f.code not in disabled and (f.candidate is None or spec.matched(f.candidate) is not None)
+        f for f in first if f.code not in disabled and (f.candidate is None or spec.matched(f.candidate) is not None)
     ]
     if not strictest:
         return []
@@ -180,14 +201,21 @@ def _new_findings(
     return findings_
 
 
-def _touched_units(flat: pyast.Flat, c: model.ChangedPath) -> list[pyast.Unit]:
-    """The module's top-level functions, classes and statements the diff touches; all of them for a
-    new file, and when the change touches an import (an alias can turn a call elsewhere into a
-    frame read)."""
-    every = pyast.units(flat.tree)
+def _spans(c: model.ChangedPath) -> list[tuple[int, int]] | None:
+    """The new-side lines the diff changed; None (every line) for a new file."""
     if c.untracked or c.status == model.ADDED or not c.hunks:
+        return None
+    return pyast.changed_spans(c.hunks)
+
+
+def _touched_units(flat: pyast.Flat, spans: list[tuple[int, int]] | None) -> list[pyast.Unit]:
+    """The module's top-level functions, classes and statements the diff touches (`spans`); all of
+    them for a new file, and when the change touches an import (an alias can turn a call elsewhere
+    into a frame read)."""
+    every = pyast.units(flat.tree)
+    if spans is None:
         return every
-    walked = pyast.touched(every, pyast.changed_spans(c.hunks))
+    walked = pyast.touched(every, spans)
     if any(isinstance(n, (ast.Import, ast.ImportFrom)) for _, n in flat.of(u.node for u in walked if not u.name)):
         return every
     return walked
@@ -598,5 +626,5 @@ def check_source_cheats(given: CheckInput) -> Findings:
     read_base = partial(given.trees.read_files, base_rev) if base_rev else None
     list_base = partial(given.trees.files_at, base_rev) if base_rev else None
     read_new = partial(given.trees.read_files, given.scored_rev)
-    found, notes = check_cheats(ins, given.job, read_base, read_new, list_base)
+    found, notes = check_cheats(ins, given.job, read_base, read_new, list_base, given.kept)
     return Findings(tuple(found), tuple(notes))

@@ -15,7 +15,7 @@ from .job import Job
 
 TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class Trees(Protocol):
         """The files of a commit's tree (`rev`), or of the working tree where `rev` may be None."""
@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 
         def files_at(self, rev: str) -> list[str]: ...
 
+    class Store(Protocol):
+        """JSON values by key, each entry checked before it is used (testrun.cache_store.Store)."""
+
+        def get(self, key: Mapping[str, str]) -> Any | None: ...
+
+        def put(self, key: Mapping[str, str], value: Any) -> bool: ...
+
+    Kept = Callable[[str], Store]  # the store of one kind, under the scored repository's git directory
+
 
 class CheckInput(NamedTuple):
     """Everything a check may read about one scoring."""
@@ -39,6 +48,7 @@ class CheckInput(NamedTuple):
     trees: Trees  # file readers: the scored tree is `scored_rev`, the base is the check's to choose
     defer_justifications: bool = False  # the pre-commit stage: the commit-msg stage judges the trailers
     flipped: tuple[str, ...] = ()  # node ids that failed at the base and pass now: known after the test only
+    kept: Kept | None = None  # one kind of result kept across scorings (results_cache.py); None: none kept
 
     @property
     def scored_rev(self) -> str | None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from .. import model
 from ..model import Violation
-from . import pyast
+from . import pyast, results_cache
 from .cheats import is_test_path
 from .contract import CheckInput, Findings
 from .protected import protected_matcher
@@ -50,9 +50,10 @@ def check_runner_reach(given: CheckInput) -> Findings:
     olds = {c.path: c.old_path or c.path for c in changed}
     base = functools.cache(lambda: given.trees.read_files(base_rev, sorted(set(olds.values()))) if base_rev else {})
     found: list[Violation] = []
+    kept = results_cache.Results(given.kept, "runner-reach")
     for c in changed:
         with pyast.deep(c.path):
-            added = shapes(new.get(c.path))
+            added = _kept_shapes(new.get(c.path), kept)
             if not added:  # nothing to excuse: the base version is never read
                 continue
             was = Counter(key for key, _, _ in shapes(base().get(olds[c.path])))
@@ -61,10 +62,25 @@ def check_runner_reach(given: CheckInput) -> Findings:
                     was[key] -= 1
                 else:
                     found.append(Violation(REACHED, why, c.path, line))
+    kept.flush()
     return Findings(tuple(found))
 
 
 Shape = tuple[str, int, str]  # (key, line, why)
+
+
+def _kept_shapes(source: bytes | None, kept: results_cache.Results) -> tuple[Shape, ...]:
+    """`shapes`, but a module found without any in an earlier scoring (a function of its bytes
+    alone: the whole module is read) is not read again. Only "none" is kept: a module with a shape
+    is read each time, so no entry holds its names."""
+    if source is None or kept.get(name := kept.name(source, results_cache.EVERY)) == []:
+        return ()
+    found = shapes(source)
+    if not found:
+        kept.put(name, [])
+    return found
+
+
 _SHAPES: dict[bytes, tuple[Shape, ...]] = {}  # by blob id, as pyast's trees: a blob's shapes are read once
 _MAX_SHAPES = 1024
 

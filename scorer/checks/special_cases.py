@@ -17,6 +17,7 @@ table, not a special case.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 
@@ -146,6 +147,7 @@ class Spec:
     def __init__(self, sources: Callable[[], Sequence[bytes]]) -> None:
         self._sources = sources
         self._pairs: set[Pair] | None = None
+        self._digests: set[str] | None = None
 
     def pairs(self) -> set[Pair]:
         if self._pairs is None:
@@ -155,6 +157,21 @@ class Spec:
                 if tree is not None:
                     self._pairs.update(_test_pairs(tree))
         return self._pairs
+
+    def digests(self) -> set[str]:
+        """`pair_digest` of each pair: what a kept candidate (results_cache.py) is matched against."""
+        if self._digests is None:
+            self._digests = {d for p in self.pairs() if (d := pair_digest(p)) is not None}
+        return self._digests
+
+    def matched_kept(self, own: Sequence[str], group: Sequence[Sequence[str]]) -> bool:
+        """`matched` of a kept candidate: `own` and each of `group` the digests of the data-like
+        pairs (`kept_pairs`) of the candidate's own pairs and of each member of its group."""
+        known = self.digests()
+        if not any(d in known for d in own):
+            return False
+        hits = sum(1 for g in group if any(d in known for d in g))
+        return 2 * hits >= len(group)
 
     def matched(self, candidate: Candidate) -> Pair | None:
         """The test pair this candidate special-cases, when its group is mostly such pairs."""
@@ -167,6 +184,38 @@ class Spec:
             return None
         hits = sum(1 for g in candidate.group if hit(g))
         return own if 2 * hits >= len(candidate.group) else None
+
+
+def kept_pairs(pairs: Sequence[Pair]) -> list[str] | None:
+    """The digests of the pairs `matched` can hit (a data-like input), None if one cannot be written."""
+    found = [pair_digest(p) for p in pairs if data_like(p[0])]
+    return None if None in found else found  # type: ignore[return-value]
+
+
+def pair_digest(pair: Pair) -> str | None:
+    """A digest equal for two pairs exactly when they are equal (==, as `matched` compares them): no
+    text of the literals kept. None for a value of a type no literal has."""
+    try:
+        text = repr((_canonical(pair[0]), _canonical(pair[1])))
+    except TypeError:
+        return None
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def _canonical(lit: Literal) -> tuple[str, object]:
+    """`lit` with each value written so that equal values read alike: True == 1, 0.0 == -0.0."""
+    name, value = lit
+    if isinstance(value, tuple):
+        return name, tuple(_canonical(item) for item in value)
+    if isinstance(value, int):
+        return name, repr(int(value))
+    if isinstance(value, float):
+        return name, repr(value + 0.0)  # -0.0 + 0.0 is 0.0
+    if isinstance(value, complex):
+        return name, repr(value + 0j)  # for each part
+    if value is None or isinstance(value, (str, bytes)):
+        return name, repr(value)
+    raise TypeError(name)
 
 
 def _test_pairs(tree: ast.Module) -> Iterator[Pair]:

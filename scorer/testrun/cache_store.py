@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from .. import jsontext  # json's own C scanner and encoder, without json's import (~1.5 ms)
+
+TYPE_CHECKING = False  # typing's, without importing typing on every scoring (issue 29)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 1
 MAX_ENTRY_BYTES = 16 << 20
@@ -45,14 +49,14 @@ class Store:
 
 def digest(value: Any) -> str:
     """sha256 of `value` as canonical JSON."""
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=True).encode("ascii")).hexdigest()
+    return hashlib.sha256(jsontext.dumps(value, sort_keys=True, ensure_ascii=True).encode("ascii")).hexdigest()
 
 
 def write_entry(path: Path, key: dict[str, Any], value: Any) -> bool:
     """Store `value` for `key` at `path` (a temporary file renamed over it); False if it could not be."""
     body = {"format": FORMAT, "key": key, "value": value}
     try:
-        data = json.dumps({**body, "sha256": digest(body)}, ensure_ascii=True).encode("ascii")
+        data = jsontext.dumps({**body, "sha256": digest(body)}, ensure_ascii=True).encode("ascii")
     except (TypeError, ValueError):
         return False
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
@@ -82,7 +86,7 @@ def read_entry(path: Path, key: dict[str, Any]) -> Any | None:
             if not (stat.S_ISREG(st.st_mode) and ours(st)) or st.st_size > MAX_ENTRY_BYTES:
                 return None
             with os.fdopen(os.dup(fd), "rb") as fh:
-                doc = json.loads(fh.read())
+                doc = jsontext.loads(fh.read())
         finally:
             os.close(fd)
         body = {name: doc[name] for name in ("format", "key", "value")}

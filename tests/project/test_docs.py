@@ -189,6 +189,7 @@ OTHER_TOOLS_FLAGS = {
     "--dest",
     "--calls",
     "--baseline",
+    "--cold",  # benchmarks/run.py's
     "--tracked",  # benchmarks/guard.py's
     "--junitxml",
     "--junit-xml",
