@@ -8,6 +8,8 @@ capture_output=True)` does: the program found on the PATH of the environment it 
 exit code (or minus the signal that ended it), the bytes of both streams. A program that is not
 found is FileNotFoundError, a timeout is TimeoutError; on any error or interruption (the hook's
 deadline alarm) the program is killed and reaped before the exception goes on.
+Descriptors above 2 that are not close-on-exec are closed in the program, as subprocess's
+close_fds closes them.
 tests/guard/test_spawn.py holds each answer to subprocess's, side by side.
 
 `posix_spawn` has no working directory of its own before Python 3.13, so the directory is
@@ -78,6 +80,7 @@ def run(
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
         else:
             actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
         pid = _spawn(argv, cwd, environ, actions)
         for fd in (out_w, err_w, in_r):
             if fd != -1:
@@ -91,6 +94,22 @@ def run(
             _kill(pid)
         for fd in list(ends):
             _close(ends, fd)
+
+
+def _inherited() -> list[int]:
+    """The descriptors above 2 the program would inherit (not close-on-exec), to be closed in it as
+    subprocess's close_fds closes them: one the agent gave the hook must not outlive it in git's
+    children. Python's own are close-on-exec (PEP 446); a listing that cannot be read is an error."""
+    here = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    found = []
+    for name in os.listdir(here):
+        fd = int(name)
+        try:
+            if fd > 2 and os.get_inheritable(fd):
+                found.append(fd)
+        except OSError:  # the listing's own descriptor, closed since
+            continue
+    return found
 
 
 def _pipe(ends: list[int]) -> tuple[int, int]:

@@ -259,8 +259,19 @@ class GitProcess:
         env: Mapping[str, str] | None = None,
         index: str | None = None,
     ) -> bytes:
-        proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
-        return self.finish(proc, stdin, ok)
+        from ..guard import spawn  # no subprocess in a process with one thread (the command hook)
+
+        argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
+        given = self._env if env is None else env
+        try:
+            done = spawn.run(argv, self.root, given if index is None else {**given, "GIT_INDEX_FILE": index}, stdin)
+        except spawn.Busy:  # other threads run (the sidecar, scoring): subprocess, as before
+            proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
+            return self.finish(proc, stdin, ok)
+        except OSError as exc:
+            raise GitError(f"could not run git: {exc.strerror or exc} (is git installed and on PATH?)") from exc
+        _check(done, done.stderr, ok)
+        return done.stdout
 
 
 class Batch:

@@ -175,3 +175,19 @@ def test_it_imports_no_subprocess(tmp_path: Path) -> None:
     root = str(Path(__file__).resolve().parents[2])
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True, env=os.environ)
     assert out.stdout.decode().split() == ["ok", "False", "False"], out.stderr
+
+
+def test_an_inherited_descriptor_is_closed_in_the_program_as_subprocess_closes_it(tmp_path: Path) -> None:
+    """subprocess closes every descriptor above 2 (close_fds); posix_spawn alone would hand the
+    program each inheritable one, e.g. a pipe the agent gave the hook, which a long-lived child of
+    git could then hold open."""
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        probe = ["sh", "-c", f"if [ -e /proc/self/fd/{write} ]; then echo open; else echo closed; fi"]
+        theirs, ours = both(probe, str(tmp_path))
+        assert theirs == ours
+        assert ours[1] == b"closed\n"
+    finally:
+        os.close(read)
+        os.close(write)
