@@ -21,11 +21,8 @@ boundaries, and any token equal to a word matches. Documentation files
 
 from __future__ import annotations
 
-import fnmatch
 import functools
-import re
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 from ..manifest.globs import PathMatcher
 from ..records import NamedTuple
@@ -193,7 +190,65 @@ SENSITIVE: tuple[SensitiveRule, ...] = (
 
 CATEGORIES: frozenset[str] = frozenset(rule.category for rule in SENSITIVE)
 
-_TOKEN_SPLIT = re.compile(r"[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])")
+# Name tokens end at `-`, `_`, `.` and whitespace (str.isspace, as re's `\s` reads it), and between an
+# ASCII lower-case letter or digit and an ASCII capital: the split of `[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])`,
+# done without re, which a Write would otherwise compile (issue 29; held to the pattern in
+# tests/checks/test_sensitive_str_matchers.py).
+_SEPARATORS = frozenset("-_.")
+_BEFORE_CAPITAL = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_CAPITALS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _split_tokens(stem: str) -> list[str]:
+    """The non-empty pieces of `stem` between separators and camelCase boundaries."""
+    pieces, start, previous = [], 0, ""
+    for i, c in enumerate(stem):
+        if c in _SEPARATORS or c.isspace():
+            pieces.append(stem[start:i])
+            start = i + 1
+        elif c in _CAPITALS and previous in _BEFORE_CAPITAL:
+            pieces.append(stem[start:i])
+            start = i
+        previous = c
+    pieces.append(stem[start:])
+    return [p for p in pieces if p]
+
+
+def _glob_prefilter(globs: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(starts, ends): a name that matches one of `globs` starts with one of `starts` or ends with
+    one of `ends`. A `*`-only glob gives its text before the first `*`, or if that is empty its text
+    after the last; a glob with `?` or `[` gives "", which every name starts with."""
+    starts, ends = [], []
+    for glob in globs:
+        if "?" in glob or "[" in glob:
+            starts.append("")
+        elif not glob.startswith("*"):
+            starts.append(glob.split("*", 1)[0])
+        else:
+            ends.append(glob.rsplit("*", 1)[1])
+    return tuple(starts), tuple(ends)
+
+
+def glob_matches(name: str, pattern: str) -> bool:
+    """`fnmatch.fnmatchcase(name, pattern)`. A pattern with only `*` (every one in the table) is read
+    with str tests, so a Write loads neither fnmatch nor re (issue 29); `?` and `[` go to fnmatch."""
+    if "?" in pattern or "[" in pattern:
+        from fnmatch import fnmatchcase  # a class or `?`: fnmatch's own reading
+
+        return fnmatchcase(name, pattern)
+    first, *middle_last = pattern.split("*")
+    if not middle_last:
+        return name == pattern
+    *middle, last = middle_last
+    if len(name) < len(first) + len(last) or not (name.startswith(first) and name.endswith(last)):
+        return False
+    at, end = len(first), len(name) - len(last)
+    for part in middle:  # each `*` takes as little as it can: the earliest place of the next part
+        found = name.find(part, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def clean_path(path: str) -> str:
@@ -208,7 +263,7 @@ def _name_tokens(name: str, *, is_file: bool) -> set[str]:
     stem = name.lstrip(".")
     if is_file and "." in stem:
         stem = stem.rsplit(".", 1)[0]
-    return {t.lower() for t in _TOKEN_SPLIT.split(stem) if t}
+    return {t.lower() for t in _split_tokens(stem)}
 
 
 def _is_doc(name: str) -> bool:
@@ -225,7 +280,7 @@ def _match_pattern(pattern: str, segments: Sequence[str]) -> bool:
         want = pat.rstrip("/").split("/")
         n = len(want)
         return any(list(segments[i : i + n]) == want for i in range(len(segments) - n + 1))
-    return fnmatchcase(segments[-1], pat)
+    return glob_matches(segments[-1], pat)
 
 
 def _match_words(words: Sequence[str], segments: Sequence[str]) -> str | None:
@@ -267,7 +322,8 @@ class _Index:
                 self._add(pattern, i)
             for word in rule.words:
                 self.words.setdefault(word, set()).add(i)
-        self.any_glob = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p, _ in self.name_globs) or "(?!)")
+        # What a name must start or end with to match any glob, so one C call rules most names out.
+        self.glob_starts, self.glob_ends = _glob_prefilter([p for p, _ in self.name_globs])
 
     def _add(self, pat: str, i: int) -> None:
         if pat.startswith("/"):
@@ -290,12 +346,17 @@ class _Index:
         found |= self._sequences(segments)
         name = segments[-1]
         found |= self.names.get(name, set())
-        if self.any_glob.match(name):
-            found.update(i for pat, i in self.name_globs if fnmatchcase(name, pat))
+        found |= self.globs(name)
         if not _is_doc(cased[-1]):
             for token in _name_tokens(cased[-1], is_file=True) & self.words.keys():
                 found |= self.words[token]
         return found
+
+    def globs(self, name: str) -> set[int]:
+        """The rules whose file-name globs match `name` (lower-cased)."""
+        if not (name.startswith(self.glob_starts) or name.endswith(self.glob_ends)):
+            return set()
+        return {i for pat, i in self.name_globs if glob_matches(name, pat)}
 
     def _sequences(self, segments: Sequence[str]) -> set[int]:
         present = set(segments)
