@@ -263,8 +263,10 @@ class GitProcess:
 
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
         given = self._env if env is None else env
-        try:
-            done = spawn.run(argv, self.root, given if index is None else {**given, "GIT_INDEX_FILE": index}, stdin)
+        if index is not None:
+            given = {**given, "GIT_INDEX_FILE": index}
+        try:  # a bare repository's call runs in our directory, as Popen's cwd=None runs it
+            done = spawn.run(argv, self.root or ".", given, stdin)
         except spawn.Busy:  # other threads run (the sidecar, scoring): subprocess, as before
             proc = self.start(*args, stdin=stdin is not None, literal=literal, env=env, index=index)
             return self.finish(proc, stdin, ok)

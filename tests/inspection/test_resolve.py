@@ -16,7 +16,7 @@ from tests.testing.repo import GitRepo
 
 def events_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     events: list[str] = []
-    start, finish = gitprocess.GitProcess.start, gitprocess.GitProcess.finish
+    start, finish, run = gitprocess.GitProcess.start, gitprocess.GitProcess.finish, gitprocess.GitProcess.run
 
     def logging_start(self: gitprocess.GitProcess, *args: str, **options: Any) -> Any:
         proc = start(self, *args, **options)
@@ -27,8 +27,14 @@ def events_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         events.append(f"finish {proc.args[len(gitprocess.PINNED_ARGS) + 1]}")
         return finish(self, proc, *rest, **options)
 
+    def logging_run(self: gitprocess.GitProcess, *args: str, **options: Any) -> Any:
+        out = run(self, *args, **options)  # a call run to its end (by spawn, or start and finish)
+        events.append(f"finish {args[0]}")
+        return out
+
     monkeypatch.setattr(gitprocess.GitProcess, "start", logging_start)
     monkeypatch.setattr(gitprocess.GitProcess, "finish", logging_finish)
+    monkeypatch.setattr(gitprocess.GitProcess, "run", logging_run)
     return events
 
 
