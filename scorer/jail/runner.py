@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import struct
 import sys
 import tempfile
@@ -66,6 +65,19 @@ def _check(result: int, what: str) -> None:
     if result != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _loopback_up() -> None:
+    """The new network namespace's loopback interface, up. `_socket`, not `socket`: the same socket,
+    without the enum and selectors modules `socket` imports at every run."""
+    import _socket
+    import fcntl
+
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
+        fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+    finally:
+        sock.close()
 
 
 def _write(path: str, text: str) -> None:
@@ -263,10 +275,7 @@ class Jail:
         try:
             _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
             if self.policy.network != "on":
-                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-                    import fcntl
-
-                    fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+                _loopback_up()
             read = list(self.policy.read) if self.policy.read else None
             write = list(self.policy.write)
             failed = mounts.build(libc, self.top, write, read, self.policy.read_only)

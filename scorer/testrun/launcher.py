@@ -18,16 +18,22 @@ Elsewhere it does what it can: a getppid() poll stands in for PR_SET_PDEATHSIG.
 
 from __future__ import annotations
 
-import contextlib
+import _json
+import _signal as signal
 import ctypes
-import json
 import os
-import shutil
-import signal
-import socket
 import struct
 import sys
-from typing import Any
+
+# Each module here is imported at every test run, on the test's path: no `typing` (it brings
+# `re`, `contextlib` and `collections`), no `json` (seven regular expressions at import; the C
+# scanner and encoder it uses are `_json`), no `socket` (`enum` and `selectors`; `_socket` makes
+# the same socket), no `signal` (its enums bring `enum`: `_signal` has the same functions and
+# numbers, and a handler is given a plain int), `shutil` only when score-diff died and its files
+# are to be removed. Hence try/except where contextlib.suppress would read better.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -60,8 +66,48 @@ class Status:
         self.fd = fd
 
     def say(self, **record: Any) -> None:
-        with contextlib.suppress(OSError):  # score-diff is gone: nothing to tell
-            os.write(self.fd, (json.dumps(record) + "\n").encode())
+        try:  # noqa: SIM105 - no contextlib (above)
+            os.write(self.fd, (dumps(record) + "\n").encode())
+        except OSError:  # score-diff is gone: nothing to tell
+            pass
+
+
+class _Decoder:
+    """The attributes `_json.make_scanner` reads from a json.JSONDecoder: json's defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+def loads(text: str) -> Any:
+    """json.loads(text), through json's own C scanner; anything it does not finish, json decides."""
+    try:
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        value, end = _json.make_scanner(_Decoder())(text, start)  # type: ignore[arg-type]
+        if text[end:].strip(" \t\n\r") or text.startswith("\ufeff"):
+            raise ValueError("json says what is wrong")
+        return value
+    except Exception:
+        import json
+
+        return json.loads(text)
+
+
+def _unserializable(o: object) -> object:
+    raise TypeError("json says why")
+
+
+def dumps(record: object) -> str:
+    """json.dumps(record), through json's own C encoder; anything it cannot write, json decides."""
+    try:
+        quote = _json.encode_basestring_ascii
+        return "".join(_json.make_encoder({}, _unserializable, quote, None, ": ", ", ", False, False, True)(record, 0))
+    except Exception:
+        import json
+
+        return json.dumps(record)
 
 
 def _libc() -> Any:
@@ -94,10 +140,14 @@ def isolate_network(libc: Any) -> str:
         if libc.unshare(CLONE_NEWNET) != 0:  # privileged, without user namespaces (a root container)
             raise OSError(first, f"unshare: {os.strerror(first)}")
         how = "network namespace"
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        import fcntl
+    import _socket
+    import fcntl
 
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
         fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+    finally:
+        sock.close()
     return how
 
 
@@ -182,11 +232,15 @@ def end_tree() -> int:
         if not kids:  # none to be found (elsewhere, score-diff's SIGKILL to the group is what reaches them)
             return len(ended)
         for pid in kids:
-            with contextlib.suppress(OSError):
+            try:
                 os.kill(pid, signal.SIGKILL)
                 ended.add(pid)
-        with contextlib.suppress(ChildProcessError):
+            except OSError:
+                pass
+        try:  # noqa: SIM105 - no contextlib (above)
             os.waitpid(-1, 0)
+        except ChildProcessError:
+            pass
 
 
 def _reap_all() -> bool:
@@ -218,6 +272,8 @@ class Launcher:
             return
         end_tree()
         if self.parent_gone():
+            import shutil
+
             for path in self.config.get("cleanup", []):
                 shutil.rmtree(path, ignore_errors=True)
         os._exit(128 + signum)
@@ -312,7 +368,7 @@ class Launcher:
 
 
 def main(args: list[str]) -> int:
-    config = json.loads(args[0])
+    config = loads(args[0])
     argv = args[2:] if len(args) > 1 and args[1] == "--" else args[1:]
     code = Launcher(config, argv).run()
     if code < 0:  # die of the same signal, so score-diff sees what the test saw

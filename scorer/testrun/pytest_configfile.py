@@ -16,11 +16,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..pytest_config import ini_sections
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the dependency pyproject names for 3.10
-    import tomli as tomllib
-
 CONFIG_ORDER = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 # pytest's options that take a value (its argparse parser, before any plugin is loaded: the file is
 # chosen before `-p` plugins add theirs, so an unknown option's value is a path argument there too)
@@ -98,6 +93,12 @@ def configures(name: str, data: bytes) -> bool:
 
 
 def _toml(data: bytes) -> dict[str, object]:
+    # Imported here: only a pyproject.toml is read as TOML, and tomllib (with its regular expressions
+    # and datetime) would otherwise be imported by every scoring that runs the required test.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - the dependency pyproject names for 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

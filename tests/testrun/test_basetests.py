@@ -479,3 +479,50 @@ def test_a_pytest_configuration_above_the_checkout_does_not_steer_the_tests(
     # the guarantee: the file did not steer the run (the jail hides it; without a jail the probe
     # reports it and the run fails as "outside the checkout"): every base test ran, none deselected
     assert "3 failed, 1 passed" in out.text and "deselected" not in out.text, out.text
+
+
+# The pattern basetests compiled at import before the printable-ASCII shortcut, frozen here as the
+# authority the shortcut is held to (pytest's bin_xml_escape, as the pytest it mirrors wrote it).
+_FROZEN_ILLEGAL_XML = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]"
+
+
+def _frozen_escape(name: str) -> str:
+    import re
+
+    def hexed(match: re.Match[str]) -> str:
+        i = ord(match.group())
+        return f"#x{i:02X}" if i <= 0xFF else f"#x{i:04X}"
+
+    return re.sub(_FROZEN_ILLEGAL_XML, hexed, name)
+
+
+_NAMES = [
+    "test_add[1-2]",
+    "",
+    " ~!\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}",
+    "tab\there",
+    "nl\nand\rcr",
+    "bell\a\x00\x1f\x7f",
+    "caf\u00e9 \u00ff \u0100",
+    "\ud7ff\ue000\ufffd\ufffe\uffff",
+    "\U0001f600 astral",
+    "\u1000\u10ff\u1100",
+    "\x80\x9f\xa0",
+    "".join(chr(c) for c in range(0x180)),
+]
+
+
+@pytest.mark.parametrize("name", _NAMES)
+def test_a_name_is_escaped_as_the_frozen_pattern_escapes_it(name: str) -> None:
+    from scorer.testrun.basetests import junit_key, xml_escaped
+
+    assert xml_escaped(name) == _frozen_escape(name)
+    assert junit_key(f"tests/test_x.py::T::test[{name}]") == ("tests.test_x.T", _frozen_escape(f"test[{name}]"))
+
+
+def test_every_character_below_u_0800_is_escaped_as_the_frozen_pattern_escapes_it() -> None:
+    from scorer.testrun.basetests import xml_escaped
+
+    for code in range(0x800):
+        for name in (chr(code), f"a{chr(code)}b"):
+            assert xml_escaped(name) == _frozen_escape(name), hex(code)

@@ -117,3 +117,18 @@ def test_the_configuration_check_lists_no_tree_twice(repo: GitRepo, monkeypatch:
     out = _score(repo, "worktree")
     assert out.exit_code == 0 and out.last_line == "RESULT: PASS", out.text
     assert len(listed) == 2 and len(set(listed)) == 2, listed
+
+
+def test_the_test_runner_imports_tomllib_only_to_read_a_pyproject(repo: GitRepo) -> None:
+    """Every scoring that runs the required test imports the runner; tomllib (with its regular
+    expressions and datetime) is imported when a pyproject.toml is read, not before."""
+    from scorer.testrun import pytest_configfile
+    from tests.testing import imports
+
+    code, _, names = imports.imported(repo, ["-c", "import scorer.testrun.session, scorer.testrun.configfile"])
+    assert code == 0
+    assert "scorer.testrun.pytest_configfile" in names
+    assert "tomllib" not in names
+    assert pytest_configfile._toml(b"[tool.pytest.ini_options]\naddopts = '-q'\n") == {
+        "tool": {"pytest": {"ini_options": {"addopts": "-q"}}}
+    }
