@@ -259,7 +259,7 @@ class GitProcess:
         env: Mapping[str, str] | None = None,
         index: str | None = None,
     ) -> bytes:
-        from ..guard import spawn  # no subprocess in a process with one thread (the command hook)
+        from . import spawn  # no subprocess in a process with one thread (the command hook)
 
         argv = ["git", *PINNED_ARGS, *(["--literal-pathspecs"] if literal else []), *args]
         given = self._env if env is None else env

@@ -38,6 +38,7 @@ SCORING = [
     "scorer.checks.reads",
     "scorer.checks.registry",
     "scorer.checks.required_test",
+    "scorer.checks.results_cache",  # issue 29: the cheat checks' first pass kept by module content
     "scorer.checks.runner",
     "scorer.checks.runner_reach",
     "scorer.checks.sensitive",
@@ -57,6 +58,7 @@ SCORING = [
     "scorer.inspection.gitparse",
     "scorer.inspection.gitprocess",
     "scorer.inspection.hidden",
+    "scorer.inspection.spawn",  # issue 29: git run to its end by posix_spawn, no subprocess where no thread runs
     "scorer.inspection.worktree",
     "scorer.jsontext",  # issue 29: the manifest read with json's C scanner (the guard's path shares it)
     "scorer.main",
@@ -82,6 +84,7 @@ SCORING = [
     "scorer.secrets.secret_values",
     "scorer.terminal",
     "scorer.testrun",
+    "scorer.testrun.cache_store",  # the checks' kept results are read and written by the base cache's rules
     "scorer.testrun.environment",
 ]
 # Taken off a scoring by issue 29, each imported where it is used (milliseconds of start-up each):

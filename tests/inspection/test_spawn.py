@@ -1,4 +1,4 @@
-"""scorer.guard.spawn against subprocess.run, side by side: the same program, the same answer.
+"""scorer.inspection.spawn against subprocess.run, side by side: the same program, the same answer.
 
 Exit status, both streams, input, the program found on the given PATH, a missing program or
 directory, a signal, a timeout and an interruption (the hook's deadline alarm): each asked of
@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from scorer.guard import spawn
+from scorer.inspection import spawn
+from tests.testing import imports
+from tests.testing.repo import GitRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="POSIX only")
 
@@ -166,15 +167,16 @@ def test_it_refuses_while_another_thread_runs(tmp_path: Path) -> None:
         other.join()
 
 
-def test_it_imports_no_subprocess(tmp_path: Path) -> None:
+def test_it_imports_no_subprocess(repo: GitRepo) -> None:
+    """Beyond what the interpreter's start-up imports (CI's `.pth` loads threading): no subprocess,
+    no threading, no signal."""
     code = (
-        "import sys; from scorer.guard import spawn; "
-        f"r = spawn.run(['sh', '-c', 'echo ok'], {str(tmp_path)!r}, {ENV!r}); "
-        "print(r.stdout.decode().strip(), 'subprocess' in sys.modules, 'threading' in sys.modules)"
+        "from scorer.inspection import spawn; "
+        f"r = spawn.run(['sh', '-c', 'echo ok'], {str(repo.root)!r}, {ENV!r}); print(r.stdout.decode().strip())"
     )
-    root = str(Path(__file__).resolve().parents[2])
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True, env=os.environ)
-    assert out.stdout.decode().split() == ["ok", "False", "False"], out.stderr
+    exit_code, out, names = imports.imported(repo, ["-c", code])
+    assert (exit_code, out.split()) == (0, ["ok"])
+    assert [n for n in ("subprocess", "threading", "signal", "selectors") if n in names] == []
 
 
 def test_an_inherited_descriptor_is_closed_in_the_program_as_subprocess_closes_it(tmp_path: Path) -> None:
@@ -187,7 +189,7 @@ def test_an_inherited_descriptor_is_closed_in_the_program_as_subprocess_closes_i
         probe = ["sh", "-c", f"if [ -e /proc/self/fd/{write} ]; then echo open; else echo closed; fi"]
         theirs, ours = both(probe, str(tmp_path))
         assert theirs == ours
-        assert ours[1] == b"closed\n"
+        assert ours == (0, b"closed\n", b"")
     finally:
         os.close(read)
         os.close(write)
