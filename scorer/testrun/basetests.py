@@ -30,9 +30,13 @@ from . import junit
 COLLECTED_ENV = "SCORE_DIFF_COLLECTED"
 PROBE = "score_diff_probe"
 FAILING = frozenset({"failed", "error", "not run"})  # outcomes at the base that make a passing test "flipped"
-# pytest's bin_xml_escape: characters XML cannot hold, written as #xNN in a test's name. Compiled on
-# first use: the class takes about 10 ms to compile, and a name of printable ASCII never needs it.
-_ILLEGAL_XML = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]"
+# pytest's bin_xml_escape writes each character XML cannot hold as #xNN in a test's name, and its two
+# spellings disagree on two sets. Up to 9.0 the class reads "\u10000-\u10ffff", which Python takes as
+# \u1000, 0, 0-\u10ff, ff: every character above U+FFFF is escaped and DEL (U+007F) is kept. From 9.1
+# (pytest-dev/pytest#14484) the reverse. A key escapes both, in the base's names and in a report's
+# (whose #xNN are printable ASCII, so they stay as written): one key whichever pytest wrote the report.
+# Compiled on first use: the class takes about 10 ms to compile, and printable ASCII never needs it.
+_ILLEGAL_XML = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd]"
 
 
 class BaseTest(NamedTuple):
@@ -144,8 +148,9 @@ def junit_key(nodeid: str, prefix: str = "") -> tuple[str, str]:
 
 
 def xml_escaped(name: str) -> str:
-    """pytest's bin_xml_escape of `name`. Printable ASCII (U+0020 to U+007E) lies inside the class
-    the pattern negates, so such a name is its own escape without the pattern."""
+    """`name` as a key: pytest's bin_xml_escape of it, with DEL and the characters above U+FFFF escaped
+    as well (where its versions differ). Printable ASCII (U+0020 to U+007E) lies inside the class the
+    pattern negates, so such a name is its own escape without the pattern."""
     if name.isascii() and name.isprintable():
         return name
     return re.sub(_ILLEGAL_XML, _hex, name)  # re's cache: compiled once per process
@@ -160,7 +165,7 @@ def outcomes(cases: Sequence[junit.Case]) -> dict[tuple[str, str], str]:
     """Each JUnit key's outcome; a key reported twice keeps its worst."""
     found: dict[tuple[str, str], Counter[str]] = {}
     for c in cases:
-        found.setdefault((c.classname, c.name), Counter())[c.outcome] += 1
+        found.setdefault((c.classname, xml_escaped(c.name)), Counter())[c.outcome] += 1
     worst = ("failed", "error", "skipped", "xfailed", "passed")
     return {key: next(o for o in worst if got[o]) for key, got in found.items()}
 

@@ -393,6 +393,22 @@ def test_a_base_test_that_does_not_run_and_pass_is_test_missing(tabled: GitRepo,
     assert "test_later" not in named  # the base skips it itself (an xfail-marked test skipped is named)
 
 
+def test_the_fix_passes_with_a_base_test_named_above_u_ffff(project: GitRepo) -> None:
+    """A CJK Extension B identifier is a test name pytest 9.1 writes as itself and 9.0 as #x20000:
+    the base's test is found in the report either way, and still fails the buggy code."""
+    project.git("checkout", "-q", "main")
+    project.write("tests/test_calc.py", SPEC + "\n\ndef test_\U00020000():\n    assert add(2, 3) == 5\n")
+    project.commit("a test named in CJK Extension B")
+    project.git("checkout", "-q", "agent-fix")
+    project.git("merge", "-q", "--ff-only", "main")
+    out = _score(project)
+    assert out.exit_code == 1 and "test-failed" in out.codes and "test-missing" not in out.codes, out.text
+    project.write("calc.py", FIXED)
+    out = _score(project)
+    assert _passed(out), out.text
+    assert out.report["test"]["evidence"]["tests"] == 5
+
+
 def test_min_tests_stays_a_floor_on_top(tabled: GitRepo) -> None:
     tabled.write("calc.py", FIXED + CASES)
     tabled.manifest(
@@ -481,19 +497,22 @@ def test_a_pytest_configuration_above_the_checkout_does_not_steer_the_tests(
     assert "3 failed, 1 passed" in out.text and "deselected" not in out.text, out.text
 
 
-# The pattern basetests compiled at import before the printable-ASCII shortcut, frozen here as the
-# authority the shortcut is held to (pytest's bin_xml_escape, as the pytest it mirrors wrote it).
+# pytest's bin_xml_escape (_pytest/junitxml.py), frozen here as the authority basetests is held to, in
+# both of its spellings. Up to 9.0 the class reads "\u10000-\u10ffff", which Python takes as \u1000, 0,
+# then 0-\u10ff and ff, so every character above U+FFFF is escaped; from 9.1 (pytest-dev/pytest#14484)
+# it reads "\U00010000-\U0010ffff" and keeps them.
 _FROZEN_ILLEGAL_XML = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]"
+_FROZEN_ILLEGAL_XML_9_1 = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
-def _frozen_escape(name: str) -> str:
+def _frozen_escape(name: str, pattern: str = _FROZEN_ILLEGAL_XML) -> str:
     import re
 
     def hexed(match: re.Match[str]) -> str:
         i = ord(match.group())
         return f"#x{i:02X}" if i <= 0xFF else f"#x{i:04X}"
 
-    return re.sub(_FROZEN_ILLEGAL_XML, hexed, name)
+    return re.sub(pattern, hexed, name)
 
 
 _NAMES = [
@@ -512,17 +531,80 @@ _NAMES = [
 ]
 
 
+def _frozen_key(name: str) -> str:
+    """Both pytests' escapes, one after the other: what either leaves is escaped by the other."""
+    return _frozen_escape(_frozen_escape(name, _FROZEN_ILLEGAL_XML), _FROZEN_ILLEGAL_XML_9_1)
+
+
 @pytest.mark.parametrize("name", _NAMES)
-def test_a_name_is_escaped_as_the_frozen_pattern_escapes_it(name: str) -> None:
+def test_a_name_is_keyed_as_both_frozen_patterns_escape_it(name: str) -> None:
     from scorer.testrun.basetests import junit_key, xml_escaped
 
-    assert xml_escaped(name) == _frozen_escape(name)
-    assert junit_key(f"tests/test_x.py::T::test[{name}]") == ("tests.test_x.T", _frozen_escape(f"test[{name}]"))
+    assert xml_escaped(name) == _frozen_key(name)
+    assert _frozen_escape(_frozen_escape(name, _FROZEN_ILLEGAL_XML_9_1)) == _frozen_key(name)  # either order
+    assert junit_key(f"tests/test_x.py::T::test[{name}]") == ("tests.test_x.T", _frozen_key(f"test[{name}]"))
 
 
-def test_every_character_below_u_0800_is_escaped_as_the_frozen_pattern_escapes_it() -> None:
+def test_every_character_below_u_0800_and_astral_samples_are_keyed_as_the_frozen_patterns_key_them() -> None:
     from scorer.testrun.basetests import xml_escaped
 
-    for code in range(0x800):
+    for code in [*range(0x800), 0xD7FF, 0xE000, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x1F600, 0x20000, 0x10FFFF]:
         for name in (chr(code), f"a{chr(code)}b"):
-            assert xml_escaped(name) == _frozen_escape(name), hex(code)
+            assert xml_escaped(name) == _frozen_key(name), hex(code)
+
+
+_ASTRAL = ["\U0001f600", "test_\U00020000", "a\U00010000b\U0010ffff", "\x00\U0001d11e\ud7ff"]
+
+
+@pytest.mark.parametrize("pattern", [_FROZEN_ILLEGAL_XML, _FROZEN_ILLEGAL_XML_9_1], ids=["pytest<9.1", "pytest>=9.1"])
+@pytest.mark.parametrize("name", _NAMES + _ASTRAL)
+def test_a_report_from_either_pytest_finds_its_base_test(pattern: str, name: str) -> None:
+    """A base test whose name holds a character above U+FFFF (a CJK Extension B identifier) is found in
+    the report whichever pytest wrote it: before 9.1 as #x20000, from 9.1 as itself. Otherwise the real
+    fix of such a project fails as test-missing under one of them."""
+    from scorer.testrun import basetests, junit
+
+    nodeid = f"tests/test_x.py::T::test[{name}]"
+    written = [junit.Case("tests.test_x.T", _frozen_escape(f"test[{name}]", pattern), "passed")]
+    assert basetests.outcomes(written).get(basetests.junit_key(nodeid)) == "passed"
+
+
+def test_two_names_one_key_keep_the_worse_outcome() -> None:
+    """The one pair of names the two spellings cannot tell apart (a literal "#x20000" beside U+20000)
+    pytest before 9.1 cannot tell apart either; the key keeps the worse of the two, never the better."""
+    from scorer.testrun import basetests, junit
+
+    written = [
+        junit.Case("tests.test_x", "test_\U00020000", "failed"),
+        junit.Case("tests.test_x", "test_#x20000", "passed"),
+    ]
+    assert basetests.outcomes(written)[basetests.junit_key("tests/test_x.py::test_\U00020000")] == "failed"
+
+
+def test_the_installed_pytest_writes_the_key_basetests_reads(tmp_path: Path) -> None:
+    """Side by side with the pytest that runs this suite: its own report of astral, control and
+    printable names is keyed as junit_key keys their node ids."""
+    from scorer.testrun import basetests, junit
+
+    (tmp_path / "test_names.py").write_text(
+        "import pytest\n\n\n"
+        "def test_\U00020000_\u00e9():\n    pass\n\n\n"
+        "class Test\U00020001:\n    def test_\U0002a700(self):\n        pass\n\n\n"
+        "@pytest.mark.parametrize('x', [pytest.param(1, id='\\x01a')])\n"
+        "def test_p(x):\n    pass\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", "test_names.py"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    found = basetests.outcomes(junit.cases(report.read_bytes()))
+    for nodeid in (
+        "test_names.py::test_\U00020000_\u00e9",
+        "test_names.py::Test\U00020001::test_\U0002a700",
+        "test_names.py::test_p[\\x01a]",
+    ):
+        assert found.get(basetests.junit_key(nodeid)) == "passed", (nodeid, found)
