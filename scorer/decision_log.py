@@ -11,20 +11,20 @@ IP addresses so a log can be shared.
 
 from __future__ import annotations
 
-import collections
-import functools
 import os
-import re
-from collections.abc import Callable, Mapping
 
 from . import decision_journal as journal
 from . import jsontext
 from .errors import ScoreDiffError
+from .memo import memoised
 from .secrets.redaction import redact, redact_with_counts
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    import collections  # imported by the export: a guard row is only appended (issue 29)
+    import re  # imported by the export's patterns: a guard row needs none (issue 29)
     import sqlite3  # imported where a database is opened: a guard row is only appended to the journal
+    from collections.abc import Callable, Mapping
     from pathlib import Path  # made only off the guard's path: a guard row is appended by name (issue 29)
     from typing import Any
 
@@ -475,9 +475,11 @@ def _ipv6(m: re.Match[str]) -> str:
     return "<ip>" if len([g for g in m.group(0).split(":") if g]) >= 2 else m.group(0)
 
 
-@functools.cache
+@memoised()
 def _pii() -> tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...]:
     """The export's patterns, compiled on the first export: a guard call that only logs never needs them."""
+    import re
+
     home = re.compile(r"(/home/|/Users/|(?i:[a-z]:[\\/]+(?:users|documents and settings)[\\/]+))[^/\\\s\"'<>:]+")
     email = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
     ipv4 = re.compile(rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\d)")
@@ -527,6 +529,8 @@ def _scrub_value(value: Any, counts: collections.Counter[str]) -> Any:
 
 def export(db_path: Path, out_path: Path) -> collections.Counter[str]:
     """Write every logged decision, oldest first, as redacted JSON lines; return counts per kind."""
+    import collections
+
     counts: collections.Counter[str] = collections.Counter({kind: 0 for kind in EXPORT_KINDS})
     # Each string is scrubbed on its own, before JSON escaping could hide a boundary.
     from .report.escape import json_safe

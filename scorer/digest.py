@@ -8,10 +8,9 @@ compute the same digests and load in a fraction of a millisecond. A build withou
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 

@@ -7,10 +7,13 @@ import time on a hook that runs on every commit.
 from __future__ import annotations
 
 import bisect
-import re
-from collections.abc import Iterator
 
 from .records import NamedTuple
+
+TYPE_CHECKING = False  # typing's, without importing typing or re on every tool call (issue 29)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
 
 PASS = "PASS"  # noqa: S105 - a verdict, not a password
 FAIL = "FAIL"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import sqlite3
@@ -281,14 +282,14 @@ def test_export_redacts_and_counts(db: Path, tmp_path: Path) -> None:
     ],
 )
 def test_export_leaves_look_alikes_alone(text: str) -> None:
-    counts = decision_log.collections.Counter[str]()
+    counts = collections.Counter[str]()
     assert decision_log.scrub(text, counts) == text
     assert sum(counts.values()) == 0
 
 
 def test_scrub_is_linear_on_crafted_text() -> None:
     text = "a" * 200_000 + " " + "a@" * 50_000 + ":" * 100_000 + "/home/" * 20_000
-    decision_log.scrub(text, decision_log.collections.Counter[str]())  # milliseconds, not minutes
+    decision_log.scrub(text, collections.Counter[str]())  # milliseconds, not minutes
 
 
 def test_export_of_an_empty_log_writes_an_empty_file(tmp_path: Path) -> None:

@@ -6,11 +6,14 @@ They run on each batch of added lines while git is still streaming the diff.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 
 from ..model import AddedMatch, AddedText, Violation
 from .job import Job
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
 
 MAX_LISTED = 100  # lines listed per pattern and batch: a flood of hits is a FAIL long before it is read
 

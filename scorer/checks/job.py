@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-
 from ..manifest.globs import ForbiddenMatcher, grant_matcher
 from ..manifest.load import Manifest
 
 TYPE_CHECKING = False  # typing is not imported on the guard's Write path (issue 29)
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator, Sequence
 
 
 class Job:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import posixpath
-import re
-from collections.abc import Sequence
 
 from .. import model
 from ..manifest.jobs import JOBS_DIR, is_fence_path
 from ..manifest.pin import PIN_SUFFIX
 from ..model import ChangedPath, Inspection, Violation
 from .job import Job
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def check_empty(ins: Inspection, job: Job) -> list[Violation]:
@@ -77,9 +79,18 @@ def _file_sizes(changed: Sequence[ChangedPath], limit: int) -> list[Violation]:
     return found
 
 
+def _drive_rooted(target: str) -> bool:
+    """`re.match(r"[A-Za-z]:[\\\\/]", target)`, a Windows path from a drive's root (`C:/x`, `c:\\x`),
+    without importing re on the guard's Write path (issue 29)."""
+    return len(target) >= 3 and target[0] in _ASCII_LETTERS and target[1] == ":" and target[2] in "\\/"
+
+
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def escapes_repo(path: str, target: str) -> bool:
     """Does a symlink at `path` pointing at `target` leave the repository? Pure string logic."""
-    if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+    if target.startswith("/") or _drive_rooted(target):
         return True
     named = False
     for part in target.replace("\\", "/").split("/"):

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from .. import model, pytest_config
+from ..lazy_re import LazyPattern
 from ..manifest.globs import PathMatcher, grant_matcher, normalise_path
 from ..model import ChangedPath, Hunk, Inspection, Violation
-from ..secrets.secret_values import LazyPattern
 from . import assertions
 from .contract import CheckInput, Findings
 from .job import Job

@@ -21,11 +21,13 @@ boundaries, and any token equal to a word matches. Documentation files
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
-
 from ..manifest.globs import PathMatcher
+from ..memo import memoised
 from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MANIFEST_CATEGORY = "manifest"  # hits from the manifest's sensitive_globs
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".adoc"})
@@ -367,7 +369,7 @@ class _Index:
                 found.add(i)
         return found
 
-    @functools.lru_cache(maxsize=8192)  # noqa: B019 - one index per process, paths share directories
+    @memoised(maxsize=8192)  # one index per process, paths share directories
     def _directory(self, dirs: tuple[str, ...]) -> frozenset[int]:
         """Rules the directory part of a path names (cached: 5,000 paths share few directories).
 
@@ -384,17 +386,17 @@ class _Index:
         return frozenset(found)
 
 
-@functools.lru_cache(maxsize=4096)
+@memoised(maxsize=4096)
 def _dir_tokens(segment: str) -> frozenset[str]:
     return frozenset(_name_tokens(segment, is_file=False))
 
 
-@functools.lru_cache(maxsize=1)
+@memoised(maxsize=1)
 def _index() -> _Index:
     return _Index()
 
 
-@functools.lru_cache(maxsize=256)
+@memoised(maxsize=256)
 def _glob_matcher(glob: str) -> PathMatcher:
     """One manifest glob, lower-cased, with the same anchoring as allowed_paths."""
     return PathMatcher([glob.strip().lower().lstrip("/")])

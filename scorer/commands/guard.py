@@ -8,7 +8,6 @@ Copilot blocks only on a JSON deny with exit 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from types import SimpleNamespace
 
 from ..context import Context
@@ -16,6 +15,7 @@ from ..context import Context
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import Any, TextIO
 
 HELP = "check one agent tool call against the job manifest (a hook: payload on stdin)"

@@ -14,7 +14,6 @@ agent cannot ask), never allowed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 
 from ..records import NamedTuple
 from . import paths
@@ -24,6 +23,8 @@ from .sessions import nested_repository
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from ..checks.job import Job
     from ..model import Violation
 

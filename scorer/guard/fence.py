@@ -12,11 +12,12 @@ of any kind) goes to committed_fence, which decides, and words the error, as sco
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..inspection.git import Repository
     from ..manifest.load import Manifest
     from .heads import HeadListing

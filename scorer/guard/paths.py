@@ -12,9 +12,12 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from collections.abc import Mapping
 
 from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 GIT_DIR_NAME = ".git"
 

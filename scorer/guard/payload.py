@@ -12,13 +12,12 @@ never guessed at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from .. import jsontext
 from ..records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 CLAUDE, CODEX, GEMINI, COPILOT, CURSOR = "claude", "codex", "gemini", "copilot", "cursor"

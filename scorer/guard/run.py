@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
 
 from ..records import NamedTuple
 from .answer import Answer, render
@@ -18,6 +17,8 @@ from .payload import CLAUDE, PROMPT, SHELL, PayloadError, ToolCall, parse_json
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from .coalesce import Coalescer
     from .heads import HeadListing, HeadListings
 

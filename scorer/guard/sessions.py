@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
 
 from .. import jsontext
 from ..records import NamedTuple
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 MAX_SESSIONS = 256
 MAX_BYTES = 1024 * 1024

@@ -9,18 +9,17 @@ errors); gitparse reads the NUL-separated output of the ones that need parsing.
 from __future__ import annotations
 
 import os
-import re
 import stat
-from collections.abc import Mapping, Sequence
 
 from ..errors import GitError, UnreadableFile
+from ..lazy_re import MULTILINE, LazyPattern
 from ..records import NamedTuple
-from . import worktree
 from .gitprocess import PINNED_ARGS, QUARANTINE_ENV, GitProcess, git_environment, locate
 
 TYPE_CHECKING = False  # typing's, without importing typing on the guard's path (issue 29)
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Mapping, Sequence
 
 __all__ = [
     "DIFF_ARGS",
@@ -58,8 +57,11 @@ EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Where git looks for a short ref name, in order (git help revisions); `$GIT_DIR/NAME` comes
 # first, but only for all-caps names such as HEAD.
 _REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
-_REF_NAME_END = re.compile(r"[~^:]|@\{")
-_FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+# Compiled where first used: the guard reads its fence from HEAD through this module (issue 29).
+_REF_NAME_END = LazyPattern(r"[~^:]|@\{")
+_FULL_ID = LazyPattern(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+_REF_WORD = LazyPattern(r"[A-Z_]+")
+_SHORT_ID = LazyPattern(r"[0-9a-fA-F]{4,}")
 
 
 class WorktreeCalls(NamedTuple):
@@ -125,7 +127,7 @@ class Repository(GitProcess):
 
     def _remote_hint(self, ref: str) -> str:
         """A fresh clone (CI's checkout) has `origin/main` but no `main`: name the remote-tracking ref."""
-        name = _REF_NAME_END.split(ref, maxsplit=1)[0]
+        name = _REF_NAME_END.split(ref, 1)[0]
         if not name or name.startswith("refs/") or _FULL_ID.fullmatch(name):
             return ""
         out = self.run("for-each-ref", "--format=%(refname:short)", f"refs/remotes/*/{name}")
@@ -141,15 +143,15 @@ class Repository(GitProcess):
     def _ref_meanings(self, ref: str) -> list[str]:
         """Everything the name at the start of `ref` could mean to git: a tag `main` beats the branch
         `main`, and any ref beats an abbreviated commit id, so a ref the agent pushed could move --base."""
-        name = _REF_NAME_END.split(ref, maxsplit=1)[0]
+        name = _REF_NAME_END.split(ref, 1)[0]
         if not name or _FULL_ID.fullmatch(name):  # a full commit id always means itself
             return []
         wanted = {rule.format(name) for rule in _REF_RULES} | ({name} if name.startswith("refs/") else set())
         out = self.run("for-each-ref", "--format=%(refname)", *sorted(wanted))
         found = sorted(set(out.decode("utf-8", "replace").splitlines()) & wanted)
-        if re.fullmatch(r"[A-Z_]+", name) and os.path.isfile(os.path.join(self.git_dir, name)):
+        if _REF_WORD.fullmatch(name) and os.path.isfile(os.path.join(self.git_dir, name)):
             found.insert(0, name)  # HEAD, FETCH_HEAD, ...
-        if found and re.fullmatch(r"[0-9a-fA-F]{4,}", name):
+        if found and _SHORT_ID.fullmatch(name):
             found.append("an abbreviated commit id")
         return found
 
@@ -475,6 +477,8 @@ class Repository(GitProcess):
         Never follows a symlink: a symlink (in git or on disk) reads as absent.
         """
         if rev is None:
+            from . import worktree  # here: the guard's fence at HEAD reads no working tree (worktree loads contextlib)
+
             return worktree.read_worktree_file(self.work_tree, path)
         from . import gitparse
 
@@ -488,6 +492,8 @@ class Repository(GitProcess):
         """Several regular files' bytes at `rev` in one git call (`cat-file --batch`), or from the
         working tree when rev is None; None where a path is absent or not a file."""
         if rev is None:
+            from . import worktree
+
             return worktree.read_worktree_files(self.work_tree, list(paths))
         found: dict[str, bytes | None] = {p: self.read_file(rev, p) for p in paths if "\n" in p}  # no batch line
         batch = [p for p in paths if "\n" not in p]
@@ -620,7 +626,7 @@ class Repository(GitProcess):
 
 
 # `git commit -v` appends the diff below this line; git drops it (any comment character).
-_SCISSORS = re.compile(r"^\S\s*-{3,}\s*>8\s*-{3,}\s*$", re.MULTILINE)
+_SCISSORS = LazyPattern(r"^\S\s*-{3,}\s*>8\s*-{3,}\s*$", MULTILINE)
 # The characters `core.commentChar=auto` may choose (git's builtin/commit.c).
 _AUTO_COMMENT_CHARS = frozenset("#;@!$%^&|:")
 
@@ -685,6 +691,8 @@ def _c_quoted(path: str) -> bytes:
 
 def _plain_file(root: str, path: str, limit: int) -> bytes | None:
     """A regular file's bytes in the working tree, if it is one of at most `limit` bytes."""
+    from . import worktree
+
     try:
         info = worktree.lstat(root, path)
         if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > limit:

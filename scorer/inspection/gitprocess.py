@@ -10,13 +10,13 @@ What score-diff asks git, and how it reads the answers, is `scorer.inspection.gi
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from ..errors import GitError
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any
 
 # subprocess, threading and queue are imported where git is started: a guard call whose fence

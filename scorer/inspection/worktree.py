@@ -17,8 +17,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from ..errors import UnreadableFile
 
@@ -194,14 +192,23 @@ class Walker:
         return digest.hexdigest()
 
 
-@contextmanager
-def _using(root: str, walk: Walker | None) -> Iterator[Walker]:
-    """The caller's walker (a batch shares its descriptors), or one for this call alone."""
-    if walk is not None:
-        yield walk
-    else:
-        with Walker(root) as w:
-            yield w
+class _using:
+    """The caller's walker (a batch shares its descriptors), or one for this call alone, closed
+    after it. A class, not contextlib.contextmanager: the guard reads its fence at HEAD through this
+    module, and contextlib loads collections and functools (issue 29)."""
+
+    __slots__ = ("_own", "_walk")
+
+    def __init__(self, root: str, walk: Walker | None) -> None:
+        self._own = walk is None
+        self._walk = Walker(root) if walk is None else walk
+
+    def __enter__(self) -> Walker:
+        return self._walk
+
+    def __exit__(self, *exc: object) -> None:
+        if self._own:
+            self._walk.close()
 
 
 def read_untracked(root: str, path: str, walk: Walker | None = None) -> Untracked:

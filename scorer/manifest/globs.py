@@ -9,9 +9,12 @@ directory, so its contents are excluded too).
 from __future__ import annotations
 
 import posixpath
-import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+
+TYPE_CHECKING = False  # typing's: re is imported where a glob is translated, not on every tool call (issue 29)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Sequence
 
 # Read with str methods, not module-level patterns: each compile costs every tool call (issue 29).
 # tests/manifest/test_manifest_text.py holds them to the regexes they replace
@@ -198,6 +201,8 @@ class _LinearSegment:
     length times the pattern's, however many '*' it holds."""
 
     def __init__(self, segment: str) -> None:
+        import re
+
         self.items = [item if item in ("*", "?") else re.compile(_segment(item), re.S) for item in _items(segment)]
 
     def fullmatch(self, text: str) -> bool:
@@ -239,6 +244,8 @@ class _DeepGlob:
 
 
 def _segment_matcher(segment: str) -> re.Pattern[str] | _LinearSegment:
+    import re
+
     return _LinearSegment(segment) if _stars(segment) >= 3 else re.compile(_segment(segment), re.S)
 
 
@@ -274,7 +281,11 @@ class ForbiddenMatcher:
 
 def _alternation(regexes: Sequence[str]) -> re.Pattern[str] | None:
     """Globs as one alternation: one match per path. DOTALL: a newline is an ordinary byte to git."""
-    return re.compile("|".join(f"(?:{r})" for r in regexes), re.S) if regexes else None
+    if not regexes:
+        return None
+    import re
+
+    return re.compile("|".join(f"(?:{r})" for r in regexes), re.S)
 
 
 def translate(entry: str) -> tuple[str, bool]:
@@ -322,6 +333,8 @@ def _segments(entry: str) -> list[str]:
 
 
 def _segment(seg: str) -> str:
+    import re
+
     out, i = "", 0
     while i < len(seg):
         ch = seg[i]
@@ -340,6 +353,8 @@ def _class(body: str) -> str:
     """A class body (between '[' and ']') read as wildmatch reads it: a leading '!' or '^' negates;
     '-' between two members is a range (after a range, or first, or last, it is itself); a class
     never matches '/'."""
+    import re
+
     negated = body[:1] in ("!", "^")
     chars = body[1:] if negated else body
     members: list[str] = []
@@ -396,6 +411,7 @@ def compile_entry(entry: str) -> None:
         raise GlobError("has '[:' in a class, which git reads as a POSIX class name; spell the characters out")
     if "[" not in entry:  # no class: the translation is escaped literals and fixed forms, which compile
         return  # (tests/manifest/test_globs_prefix.py compiles generated ones), so nothing to compile here
+    import re
     import warnings  # here: only an entry with a class needs it, and it is a module load (issue 29)
 
     try:

@@ -3,19 +3,18 @@
 
 from __future__ import annotations
 
-import functools
 import os
-import re
-from collections.abc import Iterable
 
 from .. import digest, jsontext
 from ..errors import ManifestError
+from ..memo import memoised
 from ..records import NamedTuple
 from . import globs
 from .schema import SchemaError, Validator
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 SCHEMA_NAME = "job_manifest.schema.json"
@@ -163,6 +162,10 @@ def _clean_paths(data: dict[str, Any]) -> tuple[dict[str, tuple[str, ...]], list
 
 
 def _check_patterns(patterns: list[str]) -> list[str]:
+    if not patterns:
+        return []
+    import re  # here: only a manifest with forbidden_patterns compiles one (issue 29)
+
     problems = []
     for i, pattern in enumerate(patterns):
         try:
@@ -222,7 +225,7 @@ def decode_text(raw: bytes) -> str:
         return raw.decode("utf-8-sig")  # raises again, with utf-8-sig's name and positions
 
 
-@functools.lru_cache(maxsize=32)
+@memoised(maxsize=32)
 def parse_manifest(raw: bytes, source: str) -> Manifest:
     """Validate manifest bytes; raise ManifestError naming the key and the problem.
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Mapping
-from functools import partial
 
 from ..errors import ManifestError
 from ..records import NamedTuple
@@ -20,6 +18,8 @@ from .pin import PIN_SUFFIX, expected_digest, verify_pin
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from ..inspection.git import Repository
     from .load import Manifest
 
@@ -154,10 +154,11 @@ def read_manifest(
                 f"cannot read manifest {path}: {exc.strerror or exc} (pass --manifest or set {ENV_MANIFEST})"
             ) from exc
         source = path
-        pin_file = partial(_read_optional, path + PIN_SUFFIX)
+        pin_path = path + PIN_SUFFIX
+        pin_file = lambda: _read_optional(pin_path)  # noqa: E731
         if reads is not None and rel is not None:
             reads[rel] = raw
-            pin_file = partial(_recorded, pin_file, reads, rel + PIN_SUFFIX)
+            pin_file = _recording(pin_file, reads, rel + PIN_SUFFIX)
     expected = expected_digest(manifest_sha256, environ, pin_file, os.path.basename(path) + PIN_SUFFIX)
     verify_pin(raw, expected, source)
     return LocatedManifest(parse_manifest(raw, source), commit if committed is not None else None)
@@ -187,11 +188,16 @@ def _committed(
     return blobs[wanted[rel]], blobs[pin_sha] if pin_sha is not None else None
 
 
-def _recorded(read: Callable[[], bytes | None], reads: dict[str, bytes], name: str) -> bytes | None:
-    data = read()
-    if data is not None:
-        reads[name] = data
-    return data
+def _recording(read: Callable[[], bytes | None], reads: dict[str, bytes], name: str) -> Callable[[], bytes | None]:
+    """`read`, keeping what it read in `reads` under `name`."""
+
+    def recorded() -> bytes | None:
+        data = read()
+        if data is not None:
+            reads[name] = data
+        return data
+
+    return recorded
 
 
 def _read(path: str) -> bytes:

@@ -3,10 +3,12 @@ environment or a `.sha256` file beside it, checked before anything is parsed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from .. import digest
 from ..errors import ManifestError, ManifestHashMismatch
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 PIN_SUFFIX = ".sha256"
 _HEX = "0123456789abcdef"  # a str test, not a pattern: its compile cost every tool call (issue 29)

@@ -10,14 +10,12 @@ manifests, and checks the shipped schema uses no other keyword.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-
 from .. import jsontext
 from ..records import NamedTuple
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 # Keywords with no effect on validity here: annotations and the schema's own structure.
@@ -128,7 +126,11 @@ _PATTERNS: dict[str, Callable[[str], bool]] = {
 def _search(pattern: str, text: str) -> bool:
     """re.search(pattern, text) is not None, as jsonschema asks it."""
     known = _PATTERNS.get(pattern)
-    return known(text) if known is not None else re.search(pattern, text) is not None
+    if known is not None:
+        return known(text)
+    import re  # here: every pattern the shipped schemas use is a str test above (issue 29)
+
+    return re.search(pattern, text) is not None
 
 
 _ASSERT: dict[str, Callable[[Any, Any], str | None]] = {
@@ -208,6 +210,8 @@ def _understood(schema: Any, root: dict[str, Any], where: str) -> None:
         elif keyword == "additionalProperties" and value is not False:
             raise SchemaNotUnderstood(f"{where}/additionalProperties: only false is implemented")
         elif keyword == "pattern" and value not in _PATTERNS:  # each of those compiles (tests/manifest)
+            import re
+
             re.compile(value)
         elif keyword == "enum" and not all(isinstance(v, str) for v in value):
             raise SchemaNotUnderstood(f"{where}/enum: only strings are implemented")

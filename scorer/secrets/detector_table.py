@@ -16,12 +16,15 @@ a stand-in (`scorer.secrets.secret_values`).
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable, Container
-
+from ..lazy_re import IGNORECASE, LazyPattern
+from ..memo import memoised
 from ..records import NamedTuple
 from . import secret_values as values
+
+TYPE_CHECKING = False  # typing's: re is imported where a pattern is compiled or a match judged (issue 29)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Container
 
 SECRET = "secret"  # noqa: S105 - a violation code, not a password
 RISKY_SHELL = "risky-shell"
@@ -84,9 +87,21 @@ class Detector(NamedTuple):
         return next((m for p in self.patterns() if (m := p.match(text, pos))), None)
 
 
-@functools.cache
+@memoised()
 def _compiled(source: str) -> re.Pattern[str]:
+    import re
+
     return re.compile(source)
+
+
+# re.escape's table (Python 3.7 and later): the table below is built at import on every tool call,
+# which would otherwise import re for it (issue 29). tests/secrets hold the two side by side.
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def _escape(text: str) -> str:
+    """re.escape(text)."""
+    return text.translate(_SPECIAL)
 
 
 def _fresh(n: int, cls: str = "A-Za-z0-9_-") -> str:
@@ -100,7 +115,7 @@ def _fresh(n: int, cls: str = "A-Za-z0-9_-") -> str:
 
 def _words(*words: str) -> str:
     """Any of `words`, each starting a word (a path prefix such as /usr/bin/ is fine)."""
-    return "(?:" + "|".join(f"{re.escape(w)}(?<![\\w.-]{re.escape(w)})" for w in words) + r")(?![\w-])"
+    return "(?:" + "|".join(f"{_escape(w)}(?<![\\w.-]{_escape(w)})" for w in words) + r")(?![\w-])"
 
 
 _ALNUM_ = "A-Za-z0-9_"  # before a token with an alphanumeric body, '-' is a boundary
@@ -157,7 +172,7 @@ def _cased(spellings: tuple[str | tuple[str, str], ...], pattern: str) -> list[t
     A leading alternation makes `re` test every character against a set of first letters;
     a leading literal lets it skip ahead at C speed.
     """
-    pairs = [(s, re.escape(s)) if isinstance(s, str) else s for s in spellings]
+    pairs = [(s, _escape(s)) if isinstance(s, str) else s for s in spellings]
     return [(literal, pattern.replace("{word}", regex)) for literal, regex in pairs]
 
 
@@ -166,10 +181,14 @@ def _named(name: str, value: str) -> str:
     return rf"{name}[\w-]{{0,10}}{_ASSIGN}(?P<secret>{value})(?![A-Za-z0-9_-])"
 
 
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
 def _judge_token(m: re.Match[str]) -> bool:
     """A fixed-shape token: not a sample, stand-in or run, and more than 3 distinct characters."""
     value = _value(m)
-    body = re.sub(r"[^A-Za-z0-9]", "", value[4:])
+    body = "".join(c for c in value[4:] if c in _ALNUM)
     return not values.is_stand_in(value) and len(set(body)) > 3
 
 
@@ -180,13 +199,16 @@ def _judge_mixed(m: re.Match[str]) -> bool:
 
 def _judge_aws_secret(m: re.Match[str]) -> bool:
     value = _value(m)
-    return _judge_mixed(m) and not re.fullmatch(r"[0-9a-fA-F]+", value)
+    return _judge_mixed(m) and not (value and all(c in _HEX_DIGITS for c in value))
 
 
 def _judge_password(m: re.Match[str]) -> bool:
     """A password in a URL or connection string: anything but a default, a stand-in or the user."""
     user = m.groupdict().get("user")
     return len(_value(m)) >= (1 if user is not None else 4) and values.plausible_password(_value(m), user)
+
+
+_STAND_IN_BODY = LazyPattern(r"paste|insert|here|todo", IGNORECASE)
 
 
 def _judge_private_key(m: re.Match[str]) -> bool:
@@ -198,7 +220,7 @@ def _judge_private_key(m: re.Match[str]) -> bool:
     if after is None:
         return True  # a header alone: someone is adding a key whose body this text does not show
     template = after.startswith("-----END") or values.is_template(after) or values.has_placeholder_word(after)
-    return not (template or re.search(r"paste|insert|here|todo", after, re.IGNORECASE))
+    return not (template or _STAND_IN_BODY.search(after))
 
 
 def _judge_assignment(m: re.Match[str]) -> bool:
@@ -401,10 +423,13 @@ _SECRETS = tuple(d for d in DETECTORS if d.code == SECRET)
 _SPECIFIC_SECRETS = tuple(d for d in _SECRETS if d.id != "secret-assignment")
 
 
+_KEY_BREAKS = LazyPattern(r"\\r|\\n|\s")  # a key body's line breaks, escaped or not
+
+
 def _value(m: re.Match[str]) -> str:
     """The credential in a match: its `secret` group, a key's whole body (line breaks dropped),
     or else the whole match."""
     groups = m.groupdict()
     if "body" in groups:  # a private key: its body, or its header if the body is not shown
-        return re.sub(r"\\r|\\n|\s", "", groups["body"]) if groups["body"] else groups["header"]
+        return _KEY_BREAKS.sub("", groups["body"]) if groups["body"] else groups["header"]
     return groups.get("secret") or m.group(0)

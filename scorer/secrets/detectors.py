@@ -6,15 +6,16 @@ judge calls it a credential and its fingerprint is not allowed.
 
 from __future__ import annotations
 
-import collections
-import functools
-import re
-from collections.abc import Callable
-
 from .. import digest
 from ..builtin_names import DETECTOR_IDS
+from ..memo import memoised
 from ..model import AddedMatch, AddedText, Violation
 from .detector_table import _SECRETS, DETECTORS, RISKY_SHELL, SECRET, Detector, _value
+
+TYPE_CHECKING = False  # typing's: re is imported where a pattern is compiled, not on every tool call (issue 29)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
 
 __all__ = [
     "DETECTORS",
@@ -39,9 +40,11 @@ _PEM_START = "-----BEGIN "  # what every match of _pem_block starts with (the gu
 _LITERALS = tuple(sorted({lit for d in _SECRETS for lit in (*d.anchors, *(lit for lit, _ in d.more))}))
 
 
-@functools.cache
+@memoised()
 def _pem_block() -> re.Pattern[str]:
     """For redacting free text: the whole PEM block, body lines and END line included."""
+    import re
+
     return re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ ){0,6}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:(?:\\r)?\\n|\r?\n|[ \t]|[A-Za-z0-9+/=]|[A-Za-z-]+: [^\n\\]*)*"
@@ -180,7 +183,7 @@ def _scan_one(
     return {k: v for k, v in found.items() if k not in seen}
 
 
-def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
+def redact_with_counts(text: str) -> tuple[str, dict[str, int]]:
     """Replace every secret shape in `text` with its redacted form; count by detector id."""
     text, counts, _ = redact_found(text)
     return text, counts
@@ -189,12 +192,14 @@ def redact_with_counts(text: str) -> tuple[str, collections.Counter[str]]:
 def _key_lines(block: str) -> set[str]:
     """A key block's own lines of key-body length: a test that prints the key file encoded
     encodes these lines, whatever the line breaks were."""
+    import re
+
     return {line for line in re.split(r"\\r|\\n|\s", block) if len(line) >= 16}
 
 
-def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[str]]:
+def redact_found(text: str) -> tuple[str, dict[str, int], frozenset[str]]:
     """`redact_with_counts`, and the secret values it masked (for `secrets.encodings`)."""
-    counts: collections.Counter[str] = collections.Counter()
+    counts: dict[str, int] = {}  # by detector id: a dict, since collections is not loaded on a Write (issue 29)
     if _PEM_START not in text and not any(literal in text for literal in _LITERALS):
         return text, counts, frozenset()  # what the loop below answers: no detector has a pattern to run
     found: set[str] = set()
@@ -203,7 +208,7 @@ def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[st
         def replace(m: re.Match[str]) -> str:
             if detector.judge is not None and not detector.judge(m):
                 return m.group(0)
-            counts[detector.id] += 1
+            counts[detector.id] = counts.get(detector.id, 0) + 1
             found.add(_value(m))
             return redacted(m.group(0))
 
@@ -216,7 +221,7 @@ def redact_found(text: str) -> tuple[str, collections.Counter[str], frozenset[st
         own = pem.pattern.match(m.string, m.start())
         if own is not None and pem.judge is not None and not pem.judge(own):
             return m.group(0)
-        counts[pem.id] += 1
+        counts[pem.id] = counts.get(pem.id, 0) + 1
         found.update({m.group(0), *_key_lines(m.group(0)), *([_value(own)] if own is not None else [])})
         return redacted(m.group(0))
 

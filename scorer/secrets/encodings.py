@@ -18,8 +18,10 @@ are the strings that spell it out again:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
+TYPE_CHECKING = False  # typing's: re is imported where a value is masked, not for every log row (issue 29)
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable, Iterator
 
 MASK = "****"
 MIN_LENGTH = 8  # shorter values' encodings occur by chance in ordinary output
@@ -30,6 +32,7 @@ _URLSAFE = str.maketrans("+/", "-_")
 def _base64_cores(raw: bytes) -> Iterator[tuple[str, str]]:
     """(core, regex source) per alignment and alphabet: the source adds the partial neighbours."""
     import base64  # here: masking a value is rare on the guard's log path, and base64 loads struct
+    import re
 
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
@@ -47,6 +50,8 @@ def forms(value: str) -> list[tuple[str, str]]:
     The literal is what the source must contain, lower case for hex (found in the lowered text)."""
     if len(value) < MIN_LENGTH:
         return []
+    import re
+
     raw = value.encode("utf-8", "surrogatepass")
     return [(value, re.escape(value)), (raw.hex(), f"(?i:{raw.hex()})"), *_base64_cores(raw)]
 
@@ -64,7 +69,11 @@ def pattern(text: str, values: Iterable[str]) -> re.Pattern[str] | None:
             present = literal in text
         if present:
             sources.add(source)
-    return re.compile("|".join(sorted(sources, key=len, reverse=True))) if sources else None
+    if not sources:
+        return None
+    import re
+
+    return re.compile("|".join(sorted(sources, key=len, reverse=True)))
 
 
 def mask(text: str, values: Iterable[str]) -> tuple[str, int]:

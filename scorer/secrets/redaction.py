@@ -11,12 +11,13 @@ On top of the detectors' shapes it masks a private key *body* whose header is mi
 
 from __future__ import annotations
 
-import collections
-from collections.abc import Callable, Iterable, Iterator, Sequence
-
 from .. import digest
+from ..lazy_re import LazyPattern
 from ..model import EnvelopeFacts, Justification, Result
-from .secret_values import LazyPattern
+
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _MASK = "****"
@@ -111,7 +112,7 @@ def _key_body_found(text: str) -> tuple[str, int, set[str]]:
     return "".join(parts), runs, found
 
 
-def redact_found(text: str, known: Iterable[str] = ()) -> tuple[str, collections.Counter[str], frozenset[str]]:
+def redact_found(text: str, known: Iterable[str] = ()) -> tuple[str, dict[str, int], frozenset[str]]:
     """`text` with every secret shape masked, then every form (`encodings`) of each value found
     in it and of each `known` value; how many of each (by detector id), and the values found."""
     from . import detectors, encodings
@@ -119,14 +120,14 @@ def redact_found(text: str, known: Iterable[str] = ()) -> tuple[str, collections
     text, counts, found = detectors.redact_found(text)
     text, runs, body = _key_body_found(text)
     if runs:
-        counts["private-key-body"] += runs
+        counts["private-key-body"] = counts.get("private-key-body", 0) + runs
     text, encoded = encodings.mask(text, {*found, *body, *known})
     if encoded:
-        counts[ENCODED] += encoded
+        counts[ENCODED] = counts.get(ENCODED, 0) + encoded
     return text, counts, frozenset({*found, *body})
 
 
-def redact_with_counts(text: str, known: Iterable[str] = ()) -> tuple[str, collections.Counter[str]]:
+def redact_with_counts(text: str, known: Iterable[str] = ()) -> tuple[str, dict[str, int]]:
     """`text` with every secret shape, and every form of a value found or `known`, masked;
     how many of each (by detector id)."""
     text, counts, _ = redact_found(text, known)

@@ -8,39 +8,13 @@ credential or a stand-in (a vendor's documented sample, `changeme`, `<your key>`
 from __future__ import annotations
 
 import itertools
-import re
-from collections import Counter
-from collections.abc import Mapping
 
+from ..lazy_re import IGNORECASE, LazyPattern
 from ..records import NamedTuple
 
-
-class LazyPattern:
-    """A regular expression compiled on its first use, not at import: the guard imports this module on
-    every agent tool call and most calls judge no secret-shaped value (compiling these was a third of
-    the module's cost, issue 29). The pattern and its flags are fixed; only when it is compiled moves."""
-
-    __slots__ = ("_compiled", "_flags", "_source")
-
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self._source = source
-        self._flags = flags
-        self._compiled: re.Pattern[str] | None = None
-
-    @property
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
-        return self._compiled
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.compiled.search(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self.compiled.fullmatch(text)
-
-    def split(self, text: str) -> list[str]:
-        return self.compiled.split(text)
+TYPE_CHECKING = False  # typing's; collections.abc (it loads collections) only for annotations (issue 29)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class PublishedSample(NamedTuple):
@@ -89,7 +63,7 @@ _WORDS = LazyPattern(
     r"|client|server|data|redis|mysql|postgres|master|dragon|monkey|summer|winter|spring|login|enter"
     r"|please|super|magic|alpha|beta|release|build|snapshot|version|bearer|basic|auth|api_|_api|key_|_key"
     r"|http|file|path|name|type|hash|sha1|sha256|base64|utf8|json|yaml|true|uuid|vault|ref_|_ref",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 _TEMPLATE = LazyPattern(r"^[$%{<]|\$\{|\{\{|\*\*\*|\.\.\.|<[^>]*>|%\(|%s\b")
 _HEX = LazyPattern(r"[0-9a-fA-F]+")
@@ -105,7 +79,7 @@ _MADE_OF_WORDS = LazyPattern(
 NOT_A_SECRET_NAME = LazyPattern(
     r"(?:hash|file|path|url|uri|name|type|length|len|ref|env|id|ids|count|field|header|prefix|policy"
     r"|version|ttl|arn|expiry|expires|expiration|endpoint|store|manager|provider|label|key_id|format)$",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 
 
@@ -140,14 +114,18 @@ def is_stand_in(value: str) -> bool:
 def shannon_entropy(value: str) -> float:
     """Bits per character of `value`'s own character distribution."""
     import math  # here: only a match is judged, and math is a module load on every tool call (issue 29)
+    from collections import Counter  # and collections (issue 29)
 
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
 
 
+_BASE64 = LazyPattern(r"[A-Za-z0-9+/_-]+={0,2}")
+
+
 def is_base64_text(value: str) -> bool:
     """Base64 (standard or URL-safe) whose decoded bytes are printable text."""
-    if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9+/_-]+={0,2}", value):
+    if len(value) < 12 or not _BASE64.fullmatch(value):
         return False
     import base64  # and struct with it: only for a value that looks like base64, not on every guard call
     import binascii
@@ -215,7 +193,7 @@ def letter_digit_classes(value: str) -> int:
 SECRET_VARIABLE = LazyPattern(
     r"(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|KEY|APIKEY|CREDENTIALS?|AUTH|PRIVATE|SESSION|COOKIE"
     r"|SIGNATURE|DSN|CONNECTION_STRING)S?(?:_|$)",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 MIN_SECRET_VARIABLE = 8  # shorter values are masked by their shape only (secrets.encodings.MIN_LENGTH)
 

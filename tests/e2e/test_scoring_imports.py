@@ -61,6 +61,7 @@ SCORING = [
     "scorer.inspection.spawn",  # issue 29: git run to its end by posix_spawn, no subprocess where no thread runs
     "scorer.inspection.worktree",
     "scorer.jsontext",  # issue 29: the manifest read with json's C scanner (the guard's path shares it)
+    "scorer.lazy_re",  # issue 29: patterns compiled on first use (the guard's path shares it)
     "scorer.main",
     "scorer.manifest",
     "scorer.manifest.globs",
@@ -69,6 +70,7 @@ SCORING = [
     "scorer.manifest.locate",
     "scorer.manifest.pin",
     "scorer.manifest.schema",
+    "scorer.memo",  # issue 29: lru_cache without functools (the guard's path shares it)
     "scorer.model",
     "scorer.pipeline",
     "scorer.pytest_config",

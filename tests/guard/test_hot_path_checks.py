@@ -3,7 +3,7 @@ by checks/job.py or checks/sensitive.py, unless the manifest brings its own rege
 
 A compile is 0.2-0.65M instructions of every agent tool call and `import re` 25M; the forbidden
 substrings are found with str.find and the blast-radius table is read with str tests. What still
-holds `re` on a Write is written out below, so removing it elsewhere is a visible diff here.
+holds `re` on a Write is written out below (nothing now), so adding it back is a visible diff here.
 """
 
 from __future__ import annotations
@@ -45,20 +45,9 @@ finally:
 sys.exit(code)
 """
 
-# Modules on the Write path that still import re (each compiles nothing there: manifest/ and
-# secrets/ are held to that by test_hot_path_patterns.py); re is loaded until none is left.
-STILL_HOLD_RE = [
-    "scorer.checks.paths",
-    "scorer.decision_log",  # the log row
-    "scorer.manifest.globs",
-    "scorer.manifest.load",
-    "scorer.manifest.schema",
-    "scorer.model",
-    "scorer.secrets.detector_table",
-    "scorer.secrets.detectors",
-    "scorer.secrets.encodings",  # the log row's redaction
-    "scorer.secrets.secret_values",
-]
+# Modules on the Write path that hold `re`: none is left, so re is not loaded on a Write whose manifest
+# brings no regex (test_hot_path_imports.py; a glob that needs a regex, `*.pem`, still loads it).
+STILL_HOLD_RE: list[str] = []
 
 
 def _write(repo: GitRepo, content: str) -> bytes:
@@ -83,7 +72,7 @@ def seen(repo: GitRepo, content: str, *args: str) -> tuple[int, str, list[str], 
     return proc.returncode, proc.stdout.decode(), compiled, held
 
 
-def test_a_write_compiles_nothing_in_checks_and_only_these_hold_re(committed: GitRepo) -> None:
+def test_a_write_compiles_nothing_in_checks_and_no_module_holds_re(committed: GitRepo) -> None:
     manifest = committed.manifest(**BENCHMARK)
     log = ["--manifest", str(manifest), "--log-db", str(committed.scratch / "log.sqlite3")]
     for _ in range(2):  # the session's first call, and a pinned one

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.testing import imports
 from tests.testing.repo import GitRepo
 
@@ -41,7 +43,8 @@ WRITE_PATH = [
     "scorer.guard.turns",
     "scorer.inspection",
     "scorer.inspection.gitprocess",  # issue 21; issue 29: git.py (the queries) only when the fence is in the repository
-    "scorer.jsontext",  # issue 29: json's own C scanner and encoder, without json's modules and their patterns
+    "scorer.jsontext",
+    "scorer.lazy_re",  # issue 29: the patterns compiled where first used, so that re is not imported  # issue 29: json's own C scanner and encoder, without json's modules and their patterns
     "scorer.manifest",
     "scorer.manifest.globs",
     "scorer.manifest.jobs",
@@ -49,6 +52,7 @@ WRITE_PATH = [
     "scorer.manifest.locate",
     "scorer.manifest.pin",
     "scorer.manifest.schema",
+    "scorer.memo",  # issue 29: functools' caches without loading functools and collections
     "scorer.model",
     "scorer.records",  # issue 29: NamedTuple made without compiling a __new__ or the annotations per class
     "scorer.secrets",
@@ -70,18 +74,26 @@ PINNED_NEVER += ["contextlib"]  # issue 29: the locks and the fold are classes (
 # issue 29: each loaded where it is used (a glob with a class, a secret's entropy, a journal that fails);
 # subprocess imports all three, so only a pinned call without git goes without them.
 PINNED_NEVER += ["warnings", "math", "errno"]
+# issue 29: no module on the Write path holds re, and pip (from 25.2) and uv write console scripts that
+# do not import it either: re and enum (14.7M instructions) are loaded only by a call that starts git
+# through subprocess (which imports locale) or a manifest that brings a regex.
+PINNED_NEVER += ["re", "enum"]
+# issue 29: collections.abc only for annotations, scorer.memo for functools' caches, dicts for Counter:
+# collections, functools and contextlib (10.7M instructions) are not loaded either.
+PINNED_NEVER += ["collections", "functools", "contextlib"]
 
 
-# What the `score-diff` console script runs (its `re.sub` on argv[0] aside: re is on the Write path
-# anyway), not `python -m scorer`: runpy imports importlib.util and contextlib, which users never pay.
+# What the `score-diff` console script runs, as pip 25.2 and later write it (PipScriptMaker's template,
+# pypa/pip#13165) and uv does: no `import re`, unlike distlib's template in older pips. Not `python -m
+# scorer`: runpy imports importlib.util and contextlib, which users never pay.
 CONSOLE_SCRIPT = "import sys; from scorer.entry import main; sys.argv[0] = 'score-diff'; sys.exit(main())"
 
 
-def imported(repo: GitRepo, payload: dict[str, object], *extra: str) -> tuple[int, str, list[str]]:
+def imported(repo: GitRepo, payload: dict[str, object], *extra: str, site: bool = True) -> tuple[int, str, list[str]]:
     """Run the hook as an agent does, in a fresh interpreter; (exit code, stdout, modules score-diff
     imported beyond the interpreter's own start-up: tests/testing/imports.py)."""
     argv = ["-c", CONSOLE_SCRIPT, "guard", "--agent", "claude", *extra]
-    return imports.imported(repo, argv, json.dumps(payload).encode())
+    return imports.imported(repo, argv, json.dumps(payload).encode(), site=site)
 
 
 def _write(repo: GitRepo) -> dict[str, object]:
@@ -141,3 +153,24 @@ def test_a_write_with_the_manifest_committed_at_head_imports_no_typing_or_pathli
     assert (code, out) == (0, "")  # allowed
     assert "scorer.inspection.git" in names  # the fence came from HEAD
     assert [n for n in NEVER if n in names] == []
+
+
+@pytest.mark.parametrize("fence", ["outside", "at HEAD"])
+@pytest.mark.parametrize("log", [False, True])
+def test_a_write_loads_no_re_even_where_start_up_does_not(committed: GitRepo, fence: str, log: bool) -> None:
+    """With `-S` no `.pth` file loads re before score-diff runs (CI's does), so this fails wherever a
+    module on the Write path, or the log row's redaction, imports re (issue 29). A session's first call
+    still starts git through subprocess, which imports re; the calls after it start none."""
+    options = ["--log-db", str(committed.scratch / "log.sqlite3")] if log else ["--no-log"]
+    if fence == "at HEAD":
+        committed.write_manifest(committed.root / "job_manifest.json", allowed_paths=["allowed/**"])
+        committed.commit("fence")
+    else:
+        manifest = committed.manifest(allowed_paths=["allowed/**"], forbidden_globs=["secrets/**", "setup.py"])
+        options += ["--manifest", str(manifest)]
+    first = imported(committed, _write(committed), *options, site=False)
+    assert first[:2] == (0, "") and "re" in first[2]  # it finds the repository: subprocess imports locale and re
+    code, out, names = imported(committed, _write(committed), *options, site=False)  # the session is pinned
+    assert (code, out) == (0, "")  # allowed
+    assert "scorer.guard.decide" in names  # the Write was decided in this process
+    assert [n for n in ("re", "enum", "subprocess", "collections", "functools", "contextlib") if n in names] == []

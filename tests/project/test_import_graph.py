@@ -29,6 +29,8 @@ FLOORS: dict[str, int] = {
     "digest": 0,  # sha256/sha1 without OpenSSL, for the guard's path
     "records": 0,  # NamedTuple without compiling, for the guard's path
     "jsontext": 0,  # json's C scanner and encoder without json, for the guard's path
+    "lazy_re": 0,  # patterns compiled on first use, for the guard's path
+    "memo": 0,  # lru_cache without functools, for the guard's path
     "jail": 1,  # stdlib only: the test runner and the guard both use it
     "inspection": 1,
     "secrets": 1,

@@ -15,9 +15,9 @@ from tests.testing.repo import GitRepo
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _importtime(argv: Sequence[str], repo: GitRepo, stdin: bytes) -> tuple[int, str, list[str]]:
+def _importtime(argv: Sequence[str], repo: GitRepo, stdin: bytes, site: bool = True) -> tuple[int, str, list[str]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(repo.scratch)}
-    argv = [sys.executable, "-X", "importtime", *argv]
+    argv = [sys.executable, *([] if site else ["-S"]), "-X", "importtime", *argv]
     proc = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=repo.root, check=False)
     names = [
         line.rsplit("|", 1)[1].strip()
@@ -27,11 +27,13 @@ def _importtime(argv: Sequence[str], repo: GitRepo, stdin: bytes) -> tuple[int, 
     return proc.returncode, proc.stdout.decode(), names
 
 
-def imported(repo: GitRepo, argv: Sequence[str], stdin: bytes = b"") -> tuple[int, str, list[str]]:
+def imported(repo: GitRepo, argv: Sequence[str], stdin: bytes = b"", site: bool = True) -> tuple[int, str, list[str]]:
     """Run `python ARGV` in `repo`, in a fresh interpreter: (exit code, stdout, the modules it
-    imported beyond the interpreter's start-up)."""
-    startup = set(_importtime(["-c", "pass"], repo, b"")[2])
-    code, out, names = _importtime(argv, repo, stdin)
+    imported beyond the interpreter's start-up). `site=False` runs it with `-S`: no `.pth` file then
+    loads modules at start-up (CI's loads re), so none of them hides what score-diff imports itself;
+    only what the standard library and PYTHONPATH hold can be imported."""
+    startup = set(_importtime(["-c", "pass"], repo, b"", site)[2])
+    code, out, names = _importtime(argv, repo, stdin, site)
     return code, out, [n for n in names if n not in startup]
 
 

@@ -16,8 +16,6 @@ normal permission flow decides), and an HTTP hook gets `{}`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..answer import ALLOWED, Answer, pre_tool_use, with_json
 from ..decide import ALLOW, ASK, Decision
 from ..payload import (
@@ -38,6 +36,7 @@ from ..payload import (
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 NAME = "Claude Code"
