@@ -43,12 +43,20 @@ class Finished(NamedTuple):
     stderr: bytes
 
 
+def exec_path(environ: Mapping[str, str]) -> list[str]:
+    """`os.get_exec_path(environ)` for an environment of str keys and values, without the
+    `warnings` module it imports on every call (a module load of each git call at HEAD, issue 29):
+    PATH split on os.pathsep, os.defpath where PATH is unset (an empty PATH is one empty entry)."""
+    path = environ.get("PATH")
+    return (os.defpath if path is None else path).split(os.pathsep)
+
+
 def find(name: str, environ: Mapping[str, str]) -> str | None:
     """The file `name` runs as, the way subprocess's exec loop finds it: a name with a slash as
     given, else the first executable regular file in the environment's PATH (os.get_exec_path)."""
     if os.sep in name:
         return name
-    for folder in os.get_exec_path(environ):
+    for folder in exec_path(environ):
         path = os.path.join(folder, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path

@@ -67,6 +67,22 @@ def test_input_the_program_does_not_read_is_dropped_as_subprocess_drops_it(tmp_p
     assert ours == theirs
 
 
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {},
+        {"PATH": ""},
+        {"PATH": "/usr/bin"},
+        {"PATH": "/a::/b:"},
+        {"PATH": ":"},
+        {"HOME": "/h"},
+        {"PATH": "rel/dir:/x"},
+    ],
+)
+def test_the_exec_path_is_os_get_exec_path_s(environ: dict[str, str]) -> None:
+    assert spawn.exec_path(environ) == os.get_exec_path(environ)
+
+
 def test_the_program_is_found_on_the_given_path_not_ours(tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
