@@ -4,9 +4,10 @@ Scoring's `pipeline.committed_fence` asks git for the branch, for HEAD, for the 
 tree entries and for its bytes: four processes on every tool call. The hook asks one `git
 ls-tree HEAD` for the manifest, its pin and the job files beside them (`manifest.jobs`),
 takes their bytes from the working tree when they hash to the committed blobs
-(`Repository.committed_bytes`), and asks for the branch only when job files exist, since
-only then can the branch choose the fence. What this cannot settle (no commit yet, an error
-of any kind) goes to committed_fence, which decides, and words the error, as scoring does.
+(`TreeReader.committed_bytes`, inspection/trees.py: not git.py's whole `Repository`), and asks
+for the branch only when job files exist, since only then can the branch choose the fence.
+What this cannot settle (no commit yet, an error of any kind) goes to committed_fence, which
+decides, and words the error, as scoring does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on every tool call (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..inspection.git import Repository
+    from ..inspection.trees import TreeReader
     from ..manifest.load import Manifest
     from .heads import HeadListing
 
@@ -41,21 +42,26 @@ def read_fence(
     path, rel = manifest_location(manifest, cwd, root, environ)
     if rel is None and manifest is not None:  # outside the repository: git has nothing to say (nor asks scoring)
         return read_manifest(None, path, None, None, None, environ).manifest, None
-    from ..inspection.git import Repository
+    from ..inspection.trees import TreeReader
 
-    repo = Repository(root, environ, discovered=(root, git_dir, False))
+    reader = TreeReader(root, environ, discovered=(root, git_dir, False))
     try:
-        return _from_head(repo, manifest, cwd, environ, heads)
+        return _from_head(reader, manifest, cwd, environ, heads)
     except Exception:  # committed_fence reads it again and raises its own error (fail closed)
+        from ..inspection.git import Repository
         from ..pipeline import Options, committed_fence
 
-        return committed_fence(repo, Options(repo=root, manifest=manifest, cwd=cwd), environ)
+        repo = Repository(root, environ, discovered=(root, git_dir, False))
+        try:
+            return committed_fence(repo, Options(repo=root, manifest=manifest, cwd=cwd), environ)
+        finally:
+            repo.close()
     finally:
-        repo.close()
+        reader.close()
 
 
 def _from_head(
-    repo: Repository, manifest: str | None, cwd: str, environ: Mapping[str, str], heads: HeadListing | None
+    repo: TreeReader, manifest: str | None, cwd: str, environ: Mapping[str, str], heads: HeadListing | None
 ) -> tuple[Manifest, str | None]:
     from ..manifest import jobs
     from ..manifest.locate import from_environment, manifest_location, read_manifest

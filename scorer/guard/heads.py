@@ -19,7 +19,8 @@ from ..errors import GitError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..inspection.git import ObjectNames, Repository
+    from ..inspection.git import ObjectNames
+    from ..inspection.trees import TreeReader
 
 MAX_LISTINGS = 64  # commits' listings kept per repository; more and the oldest go
 MAX_REPOSITORIES = 16  # repositories with a cat-file kept running; more and the oldest is stopped
@@ -50,7 +51,7 @@ class HeadListing:
                 self._names = ObjectNames(GitProcess(root, environ, discovered=(root, git_dir, False)))
             return self._names
 
-    def tree_entries(self, repo: Repository, rev: str, paths: Sequence[str]) -> Entries:
+    def tree_entries(self, repo: TreeReader, rev: str, paths: Sequence[str]) -> Entries:
         if rev != "HEAD":
             raise GitError(f"the sidecar lists HEAD only, not {rev}")
         commit = self._object_names().object_id("HEAD")

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing's, without importing typing on every tool call (
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from ..inspection.git import Repository
+    from ..inspection.trees import TreeReader
     from .load import Manifest
 
 DEFAULT_MANIFEST = "job_manifest.json"
@@ -98,7 +98,7 @@ def from_environment(manifest: str | None, environ: Mapping[str, str]) -> bool:
 
 
 def read_manifest(
-    repo: Repository | None,  # None only for a manifest outside the repository (rel None): git is not asked
+    repo: TreeReader | None,  # None only for a manifest outside the repository (rel None): git is not asked
     path: str,
     rel: str | None,
     base: str | None,
@@ -165,7 +165,7 @@ def read_manifest(
 
 
 def _committed(
-    repo: Repository, commit: str, rel: str, listed: Mapping[str, tuple[str, str, str]] | None
+    repo: TreeReader, commit: str, rel: str, listed: Mapping[str, tuple[str, str, str]] | None
 ) -> tuple[bytes, bytes | None] | None:
     """The manifest's bytes and its pin's bytes (None if absent) at `commit`; None if the
     manifest is not there. A symlink or a directory there is refused, never followed."""

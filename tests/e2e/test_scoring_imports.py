@@ -59,6 +59,7 @@ SCORING = [
     "scorer.inspection.gitprocess",
     "scorer.inspection.hidden",
     "scorer.inspection.spawn",  # issue 29: git run to its end by posix_spawn, no subprocess where no thread runs
+    "scorer.inspection.trees",  # issue 29: Repository's base, the guard's fence reader
     "scorer.inspection.worktree",
     "scorer.jsontext",  # issue 29: the manifest read with json's C scanner (the guard's path shares it)
     "scorer.lazy_re",  # issue 29: patterns compiled on first use (the guard's path shares it)

@@ -42,7 +42,7 @@ WRITE_PATH = [
     "scorer.guard.sessions",  # issue 28: the fence pinned to the session
     "scorer.guard.turns",
     "scorer.inspection",
-    "scorer.inspection.gitprocess",  # issue 21; issue 29: git.py (the queries) only when the fence is in the repository
+    "scorer.inspection.gitprocess",  # issue 21; issue 29: trees.py (the fence's queries) only when it is at HEAD
     "scorer.jsontext",
     "scorer.lazy_re",  # issue 29: the patterns compiled where first used, so that re is not imported  # issue 29: json's own C scanner and encoder, without json's modules and their patterns
     "scorer.manifest",
@@ -151,7 +151,8 @@ def test_a_write_with_the_manifest_committed_at_head_imports_no_typing_or_pathli
     committed.commit("fence")
     code, out, names = imported(committed, _write(committed), "--no-log")
     assert (code, out) == (0, "")  # allowed
-    assert "scorer.inspection.git" in names  # the fence came from HEAD
+    assert "scorer.inspection.trees" in names  # the fence came from HEAD
+    assert "scorer.inspection.git" not in names  # through the small reader, not git.py's Repository
     assert [n for n in NEVER if n in names] == []
 
 
