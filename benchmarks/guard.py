@@ -10,7 +10,8 @@ and the same payload POSTed to `score-diff serve` (its own process, on a loopbac
 fresh connection per request: by one client, and by ten clients at once (each of the ten
 requests of a burst is one sample), and each sidecar's CPU time a request over the run (the
 server process and the git processes it reaped, its log rows included). Each round runs
-every row once, so load from other work spreads over all of them; p50 and p95 are reported,
+every row once, in an order of its own (a row timed first reads some 0.3 ms slower, whichever
+build it is), so load from other work spreads over all of them; p50 and p95 are reported,
 and for the rows that are a process of their own the p50 of its CPU time (user + system,
 from the kernel's accounting of the reaped child): on a machine shared with other work the
 wall time measures the queue for a core as much as the program, the CPU time much less so.
@@ -32,6 +33,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import resource
 import shutil
 import subprocess
@@ -188,14 +190,18 @@ def main(argv: list[str] | None = None) -> int:
         for _, port in sidecars.values():
             post(port, payload)  # the sidecar's own first call (imports) is not a sample
         served = {tag: sidecar_cpu(server.pid) for tag, (server, _) in sidecars.items()}
+        order = random.Random(0)  # each round in its own order: a row timed first reads slower
         for _ in range(args.calls):
-            for name, (argv_, data) in commands.items():
+            rows_now, sidecars_now = list(commands.items()), list(sidecars.items())
+            order.shuffle(rows_now)
+            order.shuffle(sidecars_now)
+            for name, (argv_, data) in rows_now:
                 cpu_before = _children_cpu()
                 started = time.perf_counter()
                 subprocess.run(argv_, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=repo)
                 times[name].append(time.perf_counter() - started)
                 cpu[name].append(_children_cpu() - cpu_before)
-            for tag, (_, port) in sidecars.items():
+            for tag, (_, port) in sidecars_now:
                 times[one + tag].append(post(port, payload))
                 times[many + tag].extend(burst(port, payload))
         time.sleep(0.5)  # the last rows logged, which are part of what a request costs
