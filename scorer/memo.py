@@ -31,12 +31,15 @@ def memoised(maxsize: int | None = None) -> Callable[[F], F]:
     return decorate
 
 
+_KEYWORDS = object()  # between the positional arguments and the keywords in a key, as lru_cache's kwd_mark
+
+
 def in_dict(fn: F, maxsize: int | None = None) -> F:
     """`fn` with its answers kept in a dict by its arguments; a full table drops its oldest."""
     table: dict[object, object] = {}
 
     def call(*args: object, **kwargs: object) -> object:
-        key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+        key = (*args, _KEYWORDS, *sorted(kwargs.items())) if kwargs else args
         try:
             return table[key]
         except KeyError:

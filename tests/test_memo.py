@@ -58,6 +58,18 @@ def test_keywords_are_part_of_the_key_and_the_function_keeps_its_name() -> None:
     assert len(calls) == 3
 
 
+def test_positional_arguments_that_look_like_keywords_are_another_call() -> None:
+    """f((1,), (("y", 2),)) is not f(1, y=2): a key that only paired the two would answer one with the other."""
+
+    def pair(*args: object, **kwargs: object) -> tuple[object, ...]:
+        return (args, kwargs)
+
+    kept = in_dict(pair)
+    assert kept(1, y=2) == ((1,), {"y": 2})
+    assert kept((1,), (("y", 2),)) == (((1,), (("y", 2),)), {})
+    assert kept(1, ("y", 2)) == ((1, ("y", 2)), {})
+
+
 def test_an_exception_is_never_kept() -> None:
     seen: list[int] = []
 
