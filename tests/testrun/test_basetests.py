@@ -409,6 +409,26 @@ def test_the_fix_passes_with_a_base_test_named_above_u_ffff(project: GitRepo) ->
     assert out.report["test"]["evidence"]["tests"] == 5
 
 
+def test_a_base_test_named_above_u_ffff_that_the_code_skips_is_test_missing(project: GitRepo) -> None:
+    """The attack beside the fix above: the job's code skips only the test named in CJK Extension B
+    (its one call, add(20000, 1)). The key that finds the test in either pytest's report must still
+    see it skipped, and name it."""
+    project.git("checkout", "-q", "main")
+    project.write("tests/test_calc.py", SPEC + "\n\ndef test_\U00020000():\n    assert add(20000, 1) == 20001\n")
+    project.commit("a test named in CJK Extension B")
+    project.git("checkout", "-q", "agent-fix")
+    project.git("merge", "-q", "--ff-only", "main")
+    project.write(
+        "calc.py",
+        "import pytest\n\n\ndef add(a, b):\n    if (a, b) == (20000, 1):\n        pytest.skip('later')\n"
+        "    return a + b\n",
+    )
+    out = _score(project)
+    assert out.exit_code == 1 and out.codes == {"test-missing"}, out.text
+    (missing,) = [v["message"] for v in out.report["violations"] if v["code"] == "test-missing"]
+    assert "test_\U00020000" in missing, missing
+
+
 def test_min_tests_stays_a_floor_on_top(tabled: GitRepo) -> None:
     tabled.write("calc.py", FIXED + CASES)
     tabled.manifest(
