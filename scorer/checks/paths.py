@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 
 from .. import model
+from ..manifest.globs import drive_rooted
 from ..manifest.jobs import JOBS_DIR, is_fence_path
 from ..manifest.pin import PIN_SUFFIX
 from ..model import ChangedPath, Inspection, Violation
@@ -79,18 +80,9 @@ def _file_sizes(changed: Sequence[ChangedPath], limit: int) -> list[Violation]:
     return found
 
 
-def _drive_rooted(target: str) -> bool:
-    """`re.match(r"[A-Za-z]:[\\\\/]", target)`, a Windows path from a drive's root (`C:/x`, `c:\\x`),
-    without importing re on the guard's Write path (issue 29)."""
-    return len(target) >= 3 and target[0] in _ASCII_LETTERS and target[1] == ":" and target[2] in "\\/"
-
-
-_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
-
 def escapes_repo(path: str, target: str) -> bool:
     """Does a symlink at `path` pointing at `target` leave the repository? Pure string logic."""
-    if target.startswith("/") or _drive_rooted(target):
+    if target.startswith("/") or drive_rooted(target):  # no re on the guard's Write path (issue 29)
         return True
     named = False
     for part in target.replace("\\", "/").split("/"):

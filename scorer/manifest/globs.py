@@ -24,7 +24,7 @@ _POSIX_CLASSES = (
     *("alnum", "alpha", "blank", "cntrl", "digit", "graph"),
     *("lower", "print", "punct", "space", "upper", "xdigit"),
 )
-_ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")  # re's [A-Za-z]
 
 
 class GlobError(ValueError):
@@ -59,8 +59,14 @@ def normalise_path(path: str) -> str:
 
 
 def _drive(text: str) -> bool:
-    """`C:/...`: an ASCII letter, a colon and a slash at the start."""
-    return text[1:3] == ":/" and text[0] in _ASCII_LETTERS
+    """`C:/...` in an entry whose backslashes are slashes already: an ASCII letter, a colon, a slash."""
+    return text[1:3] == ":/" and text[0] in ASCII_LETTERS
+
+
+def drive_rooted(text: str) -> bool:
+    """`re.match(r"[A-Za-z]:[\\\\/]", text)`: a Windows path from a drive's root (`C:/x`, `c:\\x`), read
+    with str tests: the schema's absolute paths and a symlink's target."""
+    return len(text) >= 3 and text[0] in ASCII_LETTERS and text[1] == ":" and text[2] in "\\/"
 
 
 def is_glob(entry: str) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from .. import jsontext
 from ..records import NamedTuple
+from .globs import ASCII_LETTERS as _ASCII_LETTERS
+from .globs import drive_rooted
 
 TYPE_CHECKING = False  # typing's, without importing typing on every tool call (issue 29)
 if TYPE_CHECKING:
@@ -86,7 +88,6 @@ def _type(instance: Any, types: Any) -> str | None:
     return f"{instance!r} is not of type {', '.join(repr(t) for t in names)}"
 
 
-_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _WORD = _ASCII_LETTERS | frozenset("0123456789_")
 _LOWER_HEX = frozenset("0123456789abcdef")
 
@@ -107,9 +108,7 @@ def _digest(text: str) -> bool:
 
 
 def _absolute(text: str) -> bool:
-    if text.startswith(("/", "~/")):
-        return True
-    return len(text) >= 3 and text[0] in _ASCII_LETTERS and text[1] == ":" and text[2] in "\\/"
+    return text.startswith(("/", "~/")) or drive_rooted(text)
 
 
 # The shipped schemas' patterns as str tests: compiling them was ~1.8M instructions of every tool

@@ -1,4 +1,5 @@
-"""checks/paths.py tells a Windows drive root (`C:/x`, `c:\\x`) from a relative target with a str
+"""manifest/globs.drive_rooted (which checks/paths.py and the schema share) tells
+a Windows drive root (`C:/x`, `c:\\x`) from a relative target with a str
 test, without importing re on the guard's Write path (issue 29), held side by side to the regex
 it replaced on every three-character prefix of a tricky alphabet."""
 
@@ -9,15 +10,16 @@ import re
 
 import pytest
 
-from scorer.checks.paths import _drive_rooted, escapes_repo
+from scorer.checks.paths import escapes_repo
+from scorer.manifest.globs import drive_rooted
 
 ALPHABET = ["a", "Z", "0", ":", "/", "\\", "é", "İ", "\u212a", "ａ", ".", ""]
 
 
-def test_drive_rooted_is_the_regex_on_every_prefix() -> None:
+def test_drive_rooted_is_the_regex_on_every_prefix() -> None:  # globs.drive_rooted, paths' and the schema's reader
     for parts in itertools.product(ALPHABET, repeat=3):
         target = "".join(parts) + "x"
-        assert _drive_rooted(target) is (re.match(r"^[A-Za-z]:[\\/]", target) is not None), target
+        assert drive_rooted(target) is (re.match(r"^[A-Za-z]:[\\/]", target) is not None), target
 
 
 @pytest.mark.parametrize(

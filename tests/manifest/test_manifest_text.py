@@ -44,6 +44,7 @@ def test_the_glob_readers_agree_with_the_regexes(text: str) -> None:
     assert globs._loose_stars(text) == ref.loose_stars(text)
     assert globs._has_posix_class(text) == ref.has_posix_class(text)
     assert globs._drive(text) == ref.is_drive(text)
+    assert globs.drive_rooted(text) == ref.is_drive_rooted(text)
 
 
 def _tokens() -> list[str]:

@@ -20,6 +20,10 @@ def is_drive(text: str) -> bool:
     return bool(re.match(r"^[A-Za-z]:/", text))
 
 
+def is_drive_rooted(text: str) -> bool:
+    return bool(re.match(r"^[A-Za-z]:[\\/]", text))
+
+
 def loose_stars(entry: str) -> bool:
     for m in STARS.finditer(entry):
         whole = entry[m.start() - 1 : m.start()] in ("", "/") and entry[m.end() : m.end() + 1] in ("", "/")
